@@ -221,6 +221,44 @@ describe('installed agents with stand-in CLIs', { timeout: 120_000 }, () => {
     expect(Number(size.stdout)).toBeGreaterThan(3_000_000);
   });
 
+  it("the task's MCP servers and skills reach the CLI's config as the agent user", async () => {
+    await sandbox.exec(
+      'mkdir -p /opt/task-skills/review && echo "# review" > /opt/task-skills/review/SKILL.md',
+    );
+    const harness = createInstalledHarness(INSTALLED_AGENTS['cursor-cli']!, {
+      env: {},
+      installScript: 'install -m 0755 /opt/standin/cursor-agent /usr/local/bin/cursor-agent',
+    });
+    fake.enqueue({ kind: 'text', text: 'true', usage: { input: 1, output: 1 } });
+    const c = ctx(
+      { CURSOR_API_KEY: CURSOR_KEY, FAKE_CURSOR_BACKEND: fake.openaiBaseUrl },
+      {
+        harness: 'cursor-cli',
+        harness_api_key_secret: 'CURSOR_API_KEY',
+        model: { type: 'provider', model: 'anthropic/claude-sonnet-4-5' },
+      },
+      'cursor-cli',
+    );
+    c.task.config = {
+      environment: {
+        skills_dir: '/opt/task-skills',
+        mcp_servers: [
+          { name: 'docs', transport: 'http', url: 'https://mcp.example/mcp' },
+          { name: 'bad name; rm -rf /', url: 'https://x' },
+        ],
+      },
+    } as unknown as typeof c.task.config;
+    const events: string[] = [];
+    c.log = (e) => events.push(e.message);
+    await harness.setup(c);
+    const result = await harness.run(c, 'go');
+    expect(result.error).toBeUndefined();
+    const mcp = JSON.parse((await sandbox.exec('cat "$HOME/.cursor/mcp.json"')).stdout);
+    expect(mcp).toEqual({ mcpServers: { docs: { url: 'https://mcp.example/mcp' } } });
+    expect((await sandbox.exec('cat "$HOME/.cursor/skills/review/SKILL.md"')).stdout).toBe('# review\n');
+    expect(events.some((m) => m.includes('MCP server left out: environment.mcp_servers[1]'))).toBe(true);
+  });
+
   it('opencode error events make the attempt an agent error, not a quiet failure', async () => {
     const failing = {
       ...INSTALLED_AGENTS.opencode!,

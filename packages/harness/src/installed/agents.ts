@@ -403,6 +403,7 @@ export const INSTALLED_AGENTS: Readonly<Record<string, InstalledAgentDefinition>
     configFiles: (_m, mcp) =>
       mcp.length ? [{ path: '/logs/agent/openhands-config.toml', content: openHandsMcpToml(mcp) }] : [],
     command:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
       'SANDBOX_VOLUMES="$PWD:/workspace:rw" USER="$(id -un)" /opt/openhands-venv/bin/python -m openhands.core.main --task="$OSMOSIS_INSTRUCTION" ${OSMOSIS_OPENHANDS_CONFIG:+--config-file="$OSMOSIS_OPENHANDS_CONFIG"}',
     output: eventsReader,
     usageFiles: [
@@ -456,6 +457,7 @@ export const INSTALLED_AGENTS: Readonly<Record<string, InstalledAgentDefinition>
       'gemini --yolo --output-format=stream-json --model="$OSMOSIS_MODEL" --prompt="$OSMOSIS_INSTRUCTION"',
     collect:
       "src=$(find ~/.gemini/tmp -type f \\( -name 'session-*.jsonl' -o -name 'session-*.json' \\) -printf '%T@ %p\\n' 2>/dev/null | sort -nr | head -n1 | awk '{print $2}')\n" +
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
       'if [ -n "$src" ]; then cp "$src" "/logs/agent/gemini-cli.trajectory.${src##*.}"; fi',
     output: geminiCliReader,
     usageFiles: [{ dir: '/logs/agent', name: 'gemini-cli.trajectory.jsonl', reader: geminiSessionReader }],

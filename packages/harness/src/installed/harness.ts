@@ -36,6 +36,7 @@ const INSTRUCTION_FILE = `${SANDBOX_PATHS.agentLogs}/instruction.md`;
 const USER_PATH = 'export PATH="$HOME/.local/bin:$PATH"';
 /** The instruction, byte for byte (a command substitution would drop trailing newlines). */
 const INSTRUCTION_PRELUDE =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
   'OSMOSIS_INSTRUCTION="$(cat "$OSMOSIS_INSTRUCTION_FILE"; printf x)"; OSMOSIS_INSTRUCTION="${OSMOSIS_INSTRUCTION%x}"';
 
 function agentModel(r: ResolvedModel): AgentModel {
