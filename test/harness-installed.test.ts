@@ -1,11 +1,13 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: tests read loosely typed JSON bodies
-// Installed-agent mechanics with stand-in CLIs: an install step run in the sandbox, the
-// headless command given the instruction, the key under the variable each CLI reads, the base
-// URL for non-default endpoints, and the output parsed for tokens and cost. The stand-ins are
-// bash scripts that call the fake model server over /dev/tcp (the base image has no curl) and
-// print (or write) each CLI's real output format — the one its parser reads (see the parser
-// fixtures in packages/harness/src/installed/fixtures). This sandbox uses host networking to
-// reach 127.0.0.1 — only in this test.
+// Installed-agent mechanics with stand-in CLIs for the three agents that are not on the npm
+// registry (cursor-cli, mini-swe-agent, OpenHands; the other four run for real in
+// harness-installed-real.test.ts): an install step run in the sandbox, the headless command
+// given the instruction, the key under the variable each CLI reads, the base URL for non-default
+// endpoints, and the output parsed for tokens and cost. The stand-ins are bash scripts that call
+// the fake model server over /dev/tcp (the base image has no curl) and print (or write) each
+// CLI's documented output format — the one its parser reads (see the parser fixtures in
+// packages/harness/src/installed/fixtures). This sandbox uses host networking to reach
+// 127.0.0.1 — only in this test.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSandbox, type Sandbox } from '@osmosis/sandbox';
@@ -36,12 +38,9 @@ beforeAll(async () => {
   });
   await sandbox.putFiles([
     { path: '/opt/standin/http.sh', content: standin('http.sh'), mode: 0o644 },
-    { path: '/opt/standin/claude', content: standin('claude'), mode: 0o755 },
-    { path: '/opt/standin/codex', content: standin('codex'), mode: 0o755 },
     { path: '/opt/standin/cursor-agent', content: standin('cursor-agent'), mode: 0o755 },
     { path: '/opt/standin/mini', content: standin('mini'), mode: 0o755 },
     { path: '/opt/standin/openhands-python', content: standin('openhands-python'), mode: 0o755 },
-    { path: '/opt/standin/opencode', content: standin('opencode'), mode: 0o755 },
   ]);
   await sandbox.exec('mkdir -p /logs/agent /work && chmod 777 /logs/agent');
 });
@@ -56,79 +55,6 @@ function ctx(env: Record<string, string>, config: unknown, harness: string): Har
 }
 
 describe('installed agents with stand-in CLIs', { timeout: 120_000 }, () => {
-  it('claude-code: installed by the setup step, key in ANTHROPIC_API_KEY, tokens parsed, cost from the price table', async () => {
-    const operatorEnv = { OSMOSIS_PROVIDER_ANTHROPIC_BASE_URL: fake.anthropicBaseUrl };
-    const harness = createInstalledHarness(INSTALLED_AGENTS['claude-code']!, {
-      env: operatorEnv,
-      installScript: 'install -m 0755 /opt/standin/claude /usr/local/bin/claude',
-    });
-    fake.enqueue({
-      kind: 'text',
-      text: 'echo solved-by-claude > /work/result.txt',
-      usage: { input: 1000, output: 100, cacheRead: 500, cacheWrite: 200 },
-    });
-    const c = ctx(
-      { MY_ANTHROPIC: KEY, LOG_LEVEL: 'info' },
-      {
-        harness: 'claude-code',
-        model: { type: 'provider', model: 'anthropic/claude-sonnet-4-5', api_key_secret: 'MY_ANTHROPIC' },
-      },
-      'claude-code',
-    );
-    expect((await sandbox.exec('command -v claude')).exitCode).not.toBe(0);
-    await harness.setup(c);
-    expect((await sandbox.exec('command -v claude')).stdout.trim()).toBe('/usr/local/bin/claude');
-    const result = await harness.run(c, 'fix it');
-    expect(result.error).toBeUndefined();
-    expect(result.exitCode).toBe(0);
-    expect((await sandbox.exec(['cat', '/work/result.txt'])).stdout).toBe('solved-by-claude\n');
-    const req = fake.requests[0]!;
-    expect(req.headers['x-api-key']).toBe(KEY);
-    expect(req.body).toMatchObject({
-      model: 'claude-sonnet-4-5',
-      messages: [{ role: 'user', content: 'fix it' }],
-    });
-    // 1000*3 + 100*15 + 500*0.3 + 200*3.75 = 5400 per 1M; the CLI's own 0.5 is not used
-    expect(result.usage).toEqual({ inputTokens: 1700, outputTokens: 100, cacheTokens: 700, costUsd: 0.0054 });
-    expect(JSON.stringify(result.trajectory)).not.toContain(KEY);
-    const stdout = await sandbox.getFile('/logs/agent/claude-code.stdout.txt');
-    expect(stdout?.toString()).toContain('"type":"result"');
-  });
-
-  it('codex with an endpoint model: key in CODEX_API_KEY, base URL as the openai_base_url override, non-zero exit kept, unpriced cost null', async () => {
-    const harness = createInstalledHarness(INSTALLED_AGENTS.codex!, {
-      env: LOOPBACK_ALLOWED,
-      installScript: 'install -m 0755 /opt/standin/codex /usr/local/bin/codex',
-    });
-    fake.enqueue({
-      kind: 'text',
-      text: 'echo by-codex > /work/codex.txt',
-      usage: { input: 40, cacheRead: 60, output: 9 },
-    });
-    const c = ctx(
-      { ENDPOINT_KEY: KEY },
-      {
-        harness: 'codex',
-        model: {
-          type: 'endpoint',
-          base_url: `${fake.url}/custom/v1`,
-          model: 'my-model',
-          api_key_secret: 'ENDPOINT_KEY',
-        },
-      },
-      'codex',
-    );
-    await harness.setup(c);
-    const result = await harness.run(c, 'do it');
-    expect(result.exitCode).toBe(7);
-    expect(result.timedOut).toBe(false);
-    expect((await sandbox.exec(['cat', '/work/codex.txt'])).stdout).toBe('by-codex\n');
-    expect(fake.requests[0]!.path).toBe('/custom/v1/chat/completions');
-    expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(fake.requests[0]!.body.model).toBe('my-model');
-    expect(result.usage).toEqual({ inputTokens: 100, outputTokens: 9, cacheTokens: 60, costUsd: null });
-  });
-
   it('cursor-cli: CURSOR_API_KEY from harness_api_key_secret, stream-json result usage parsed', async () => {
     const harness = createInstalledHarness(INSTALLED_AGENTS['cursor-cli']!, {
       env: {},
@@ -164,7 +90,7 @@ describe('installed agents with stand-in CLIs', { timeout: 120_000 }, () => {
   it('mini-swe-agent with an endpoint model: LiteLLM name and base URL, tokens from its trajectory file', async () => {
     const harness = createInstalledHarness(INSTALLED_AGENTS['mini-swe-agent']!, {
       env: LOOPBACK_ALLOWED,
-      installScript: 'install -m 0755 /opt/standin/mini /usr/local/bin/mini',
+      installScript: 'install -m 0755 /opt/standin/mini /usr/local/bin/mini-swe-agent',
     });
     fake.enqueue({
       kind: 'text',
@@ -225,70 +151,134 @@ describe('installed agents with stand-in CLIs', { timeout: 120_000 }, () => {
     expect(fake.requests[0]!.headers['x-api-key']).toBe(KEY);
     expect(fake.requests[0]!.body.model).toBe('claude-sonnet-4-5');
     // 50*3 + 9*15 + 400*0.3 + 30*3.75 = 517.5 per 1M
-    expect(result.usage).toEqual({ inputTokens: 480, outputTokens: 9, cacheTokens: 430, costUsd: 0.0005175 });
-  });
-
-  it('opencode with an endpoint model: openai-compatible provider in OPENCODE_CONFIG_CONTENT, step_finish tokens', async () => {
-    const harness = createInstalledHarness(INSTALLED_AGENTS.opencode!, {
-      env: LOOPBACK_ALLOWED,
-      installScript: 'install -m 0755 /opt/standin/opencode /usr/local/bin/opencode',
-    });
-    fake.enqueue({
-      kind: 'text',
-      text: 'echo by-opencode > /work/opencode.txt',
-      usage: { input: 60, cacheRead: 40, output: 5 },
-    });
-    const c = ctx(
-      { ENDPOINT_KEY: KEY },
-      {
-        harness: 'opencode',
-        model: {
-          type: 'endpoint',
-          base_url: `${fake.url}/oc/v1`,
-          model: 'my-model',
-          api_key_secret: 'ENDPOINT_KEY',
-        },
-      },
-      'opencode',
-    );
-    await harness.setup(c);
-    const result = await harness.run(c, 'do it');
-    expect(result.error).toBeUndefined();
-    expect(result.exitCode).toBe(0);
-    expect((await sandbox.exec(['cat', '/work/opencode.txt'])).stdout).toBe('by-opencode\n');
-    expect(fake.requests[0]!.path).toBe('/oc/v1/chat/completions');
-    expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(fake.requests[0]!.body.model).toBe('my-model');
-    expect(result.usage).toEqual({ inputTokens: 100, outputTokens: 5, cacheTokens: 40, costUsd: null });
-    expect(JSON.stringify(result.trajectory)).not.toContain(KEY);
+    // cache tokens are the cache reads (Harbor's n_cache_tokens); writes are in the input
+    expect(result.usage).toEqual({ inputTokens: 480, outputTokens: 9, cacheTokens: 400, costUsd: 0.0005175 });
   });
 
   it('an endpoint the operator did not allow, or a hosted model, is refused before the CLI starts', async () => {
-    const harness = createInstalledHarness(INSTALLED_AGENTS.codex!, {
+    const harness = createInstalledHarness(INSTALLED_AGENTS['mini-swe-agent']!, {
       env: { OSMOSIS_HOSTED_BASE_URL: `${fake.url}/hosted/v1`, OSMOSIS_HOSTED_API_KEY: KEY },
-      installScript: 'install -m 0755 /opt/standin/codex /usr/local/bin/codex',
+      installScript: 'install -m 0755 /opt/standin/mini /usr/local/bin/mini-swe-agent',
     });
-    await sandbox.exec('rm -f /work/codex.txt');
+    await sandbox.exec('rm -f /work/mini.txt');
     const endpoint = ctx(
       { ENDPOINT_KEY: KEY },
       {
-        harness: 'codex',
+        harness: 'mini-swe-agent',
         model: { type: 'endpoint', base_url: `${fake.url}/v1`, model: 'm', api_key_secret: 'ENDPOINT_KEY' },
       },
-      'codex',
+      'mini-swe-agent',
     );
     await harness.setup(endpoint);
     const refused = await harness.run(endpoint, 'do it');
     expect(refused.error).toMatchObject({ errorClass: 'provider' });
     expect(refused.error!.message).toContain('"127.0.0.1" is not a public internet address');
     const hosted = await harness.run(
-      ctx({}, { harness: 'codex', model: { type: 'hosted', base_model: 'qwen3-8b' } }, 'codex'),
+      ctx(
+        {},
+        { harness: 'mini-swe-agent', model: { type: 'hosted', base_model: 'qwen3-8b' } },
+        'mini-swe-agent',
+      ),
       'do it',
     );
     expect(hosted.error).toMatchObject({ errorClass: 'provider' });
     expect(hosted.error!.message).toContain("never receive the operator's hosted-model key");
     expect(fake.requests).toHaveLength(0);
-    expect((await sandbox.exec('test -e /work/codex.txt')).exitCode).not.toBe(0);
+    expect((await sandbox.exec('test -e /work/mini.txt')).exitCode).not.toBe(0);
+  });
+
+  it('the output is kept whole and read in pieces: a timed-out agent still reports what it spent', async () => {
+    // opencode's definition with a CLI that prints two steps and a line longer than a read chunk, then hangs
+    const step = (id: string, input: number) =>
+      JSON.stringify({
+        type: 'step_finish',
+        part: {
+          id,
+          type: 'step-finish',
+          tokens: { input, output: 7, reasoning: 0, cache: { read: 5, write: 0 } },
+          cost: 0,
+        },
+      });
+    const hanging = {
+      ...INSTALLED_AGENTS.opencode!,
+      command: `echo '${step('prt_1', 100)}'; head -c 3000000 /dev/zero | tr '\\0' x; echo; echo '${step('prt_2', 200)}'; exec sleep 600`,
+    };
+    const harness = createInstalledHarness(hanging, { env: LOOPBACK_ALLOWED });
+    const c = testHarnessContext({
+      sandbox,
+      env: { ENDPOINT_KEY: KEY },
+      harness: 'opencode',
+      config: {
+        harness: 'opencode',
+        model: { type: 'endpoint', base_url: `${fake.url}/v1`, model: 'm', api_key_secret: 'ENDPOINT_KEY' },
+      },
+      agentMs: 4000,
+    });
+    const result = await harness.run(c, 'do it');
+    expect(result.timedOut).toBe(true);
+    expect(result.usage).toEqual({ inputTokens: 310, outputTokens: 14, cacheTokens: 10, costUsd: null });
+    const size = await sandbox.exec('stat -c %s /logs/agent/opencode.txt');
+    expect(Number(size.stdout)).toBeGreaterThan(3_000_000);
+  });
+
+  it("the task's MCP servers and skills reach the CLI's config as the agent user", async () => {
+    await sandbox.exec(
+      'mkdir -p /opt/task-skills/review && echo "# review" > /opt/task-skills/review/SKILL.md',
+    );
+    const harness = createInstalledHarness(INSTALLED_AGENTS['cursor-cli']!, {
+      env: {},
+      installScript: 'install -m 0755 /opt/standin/cursor-agent /usr/local/bin/cursor-agent',
+    });
+    fake.enqueue({ kind: 'text', text: 'true', usage: { input: 1, output: 1 } });
+    const c = ctx(
+      { CURSOR_API_KEY: CURSOR_KEY, FAKE_CURSOR_BACKEND: fake.openaiBaseUrl },
+      {
+        harness: 'cursor-cli',
+        harness_api_key_secret: 'CURSOR_API_KEY',
+        model: { type: 'provider', model: 'anthropic/claude-sonnet-4-5' },
+      },
+      'cursor-cli',
+    );
+    c.task.config = {
+      environment: {
+        skills_dir: '/opt/task-skills',
+        mcp_servers: [
+          { name: 'docs', transport: 'http', url: 'https://mcp.example/mcp' },
+          { name: 'bad name; rm -rf /', url: 'https://x' },
+        ],
+      },
+    } as unknown as typeof c.task.config;
+    const events: string[] = [];
+    c.log = (e) => events.push(e.message);
+    await harness.setup(c);
+    const result = await harness.run(c, 'go');
+    expect(result.error).toBeUndefined();
+    const mcp = JSON.parse((await sandbox.exec('cat "$HOME/.cursor/mcp.json"')).stdout);
+    expect(mcp).toEqual({ mcpServers: { docs: { url: 'https://mcp.example/mcp' } } });
+    expect((await sandbox.exec('cat "$HOME/.cursor/skills/review/SKILL.md"')).stdout).toBe('# review\n');
+    expect(events.some((m) => m.includes('MCP server left out: environment.mcp_servers[1]'))).toBe(true);
+  });
+
+  it('opencode error events make the attempt an agent error, not a quiet failure', async () => {
+    const failing = {
+      ...INSTALLED_AGENTS.opencode!,
+      command: `echo '{"type":"error","sessionID":"ses_1","error":{"name":"APIError","data":{"message":"401 Unauthorized"}}}'`,
+    };
+    const harness = createInstalledHarness(failing, { env: LOOPBACK_ALLOWED });
+    const c = ctx(
+      { ENDPOINT_KEY: KEY },
+      {
+        harness: 'opencode',
+        model: { type: 'endpoint', base_url: `${fake.url}/v1`, model: 'm', api_key_secret: 'ENDPOINT_KEY' },
+      },
+      'opencode',
+    );
+    const result = await harness.run(c, 'do it');
+    expect(result.exitCode).toBe(0);
+    expect(result.error).toEqual({
+      errorClass: 'provider',
+      message: 'opencode reported errors: 401 Unauthorized',
+    });
   });
 
   it('cursor-cli refuses to run without CURSOR_API_KEY; install failures are clear', async () => {

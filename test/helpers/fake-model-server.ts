@@ -5,10 +5,30 @@
 //
 // Routing is by path suffix, so any base path works (`/v1`, `/hosted/v1`, ...):
 //   POST …/chat/completions → OpenAI format      POST …/messages → Anthropic format
+//   POST …/responses → OpenAI Responses          POST …/models/M:generateContent|:streamGenerateContent → Gemini
+// A request with `"stream": true` (or Gemini's streamGenerateContent) is answered with the
+// provider's server-sent events; `tool` replies call tools (fake-model-protocols.ts renders both).
+// `socketPath` serves on a unix socket instead (the real-CLI tests relay to it from a container).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import {
+  anthropicMessageJson,
+  anthropicMessageSse,
+  chatCompletionJson,
+  chatCompletionSse,
+  type FakeToolCall,
+  type FakeTurn,
+  geminiJson,
+  geminiSse,
+  responsesEvents,
+  responsesJson,
+  responsesSse,
+} from './fake-model-protocols.ts';
+import { acceptWebSocket } from './fake-model-websocket.ts';
 
-export type FakeApi = 'openai' | 'anthropic';
+export type { FakeToolCall } from './fake-model-protocols.ts';
+
+export type FakeApi = 'openai' | 'anthropic' | 'responses' | 'gemini';
 
 /** Token numbers of one scripted reply. `input` excludes cached tokens on both wire formats. */
 export interface FakeUsage {
@@ -16,6 +36,10 @@ export interface FakeUsage {
   output?: number;
   cacheRead?: number;
   cacheWrite?: number;
+  /** OpenAI-style: reasoning tokens, part of `output`. Gemini: thoughts, reported beside `output`. */
+  reasoning?: number;
+  /** Gemini only: toolUsePromptTokenCount. */
+  tool?: number;
 }
 
 export interface RecordedRequest {
@@ -28,6 +52,8 @@ export interface RecordedRequest {
   // biome-ignore lint/suspicious/noExplicitAny: tests read request bodies loosely
   body: any;
   receivedAt: number;
+  /** The reply it was answered with (undefined for unrouted requests). */
+  reply?: FakeReply;
 }
 
 export type FakeReply =
@@ -56,17 +82,27 @@ export type FakeReply =
   /** Close the socket without answering (a connection error for the client). */
   | { kind: 'drop' }
   /** Any raw answer. */
-  | { kind: 'raw'; status: number; body: string; headers?: Record<string, string>; delayMs?: number };
+  | { kind: 'raw'; status: number; body: string; headers?: Record<string, string>; delayMs?: number }
+  /** The model calls tools (optionally saying `text` first). */
+  | {
+      kind: 'tool';
+      calls: FakeToolCall[];
+      text?: string;
+      usage?: FakeUsage;
+      delayMs?: number;
+      model?: string;
+    };
 
 export type FakeScript = FakeReply | ((request: RecordedRequest) => FakeReply);
 
 export interface FakeModelServer {
-  /** `http://127.0.0.1:PORT` */
+  /** `http://127.0.0.1:PORT` (or the `publicUrl` given with a socket path) */
   readonly url: string;
   /** Base URL for OpenAI-compatible clients: `${url}/v1`. */
   readonly openaiBaseUrl: string;
   /** Base URL for Anthropic clients (they append `/v1/messages`): `url`. */
   readonly anthropicBaseUrl: string;
+  /** 0 when serving on a unix socket. */
   readonly port: number;
   /** Every request received, in order (including ones answered with errors). */
   readonly requests: RecordedRequest[];
@@ -145,6 +181,10 @@ function anthropicMessage(
 }
 
 function errorBody(api: FakeApi | 'unknown', status: number, message: string, code?: string): unknown {
+  if (api === 'gemini') {
+    const state = status === 429 ? 'RESOURCE_EXHAUSTED' : status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT';
+    return { error: { code: status, message, status: state } };
+  }
   if (api === 'anthropic') {
     const type =
       status === 429
@@ -165,7 +205,48 @@ function errorBody(api: FakeApi | 'unknown', status: number, message: string, co
   };
 }
 
-export async function startFakeModelServer(options: { host?: string } = {}): Promise<FakeModelServer> {
+/** A text or tool-calling turn in the request's wire format, streamed when the request asked. */
+function sendTurn(
+  res: ServerResponse,
+  api: FakeApi | 'unknown',
+  turn: FakeTurn,
+  stream: boolean,
+  includeUsage: boolean,
+): void {
+  if (stream) {
+    const body =
+      api === 'anthropic'
+        ? anthropicMessageSse(turn)
+        : api === 'responses'
+          ? responsesSse(turn)
+          : api === 'gemini'
+            ? geminiSse(turn)
+            : chatCompletionSse(turn, includeUsage);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.end(body);
+    return;
+  }
+  const payload =
+    api === 'anthropic'
+      ? anthropicMessageJson(turn)
+      : api === 'responses'
+        ? responsesJson(turn)
+        : api === 'gemini'
+          ? geminiJson(turn)
+          : chatCompletionJson(turn);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(payload));
+}
+
+export async function startFakeModelServer(
+  options: {
+    host?: string;
+    /** Listen on this unix socket instead of a TCP port. */
+    socketPath?: string;
+    /** The URL clients reach the socket at (e.g. through a relay); default `http://localhost`. */
+    publicUrl?: string;
+  } = {},
+): Promise<FakeModelServer> {
   const host = options.host ?? '127.0.0.1';
   const queue: FakeScript[] = [];
   const requests: RecordedRequest[] = [];
@@ -185,6 +266,18 @@ export async function startFakeModelServer(options: { host?: string } = {}): Pro
         })
       : Promise.resolve();
 
+  function nextReply(recorded: RecordedRequest): FakeReply {
+    const script = queue.shift() ?? fallback;
+    const reply: FakeReply = !script
+      ? { kind: 'error', status: 500, message: 'fake model server: the scripted replies ran out' }
+      : typeof script === 'function'
+        ? script(recorded)
+        : script;
+    served += 1;
+    recorded.reply = reply;
+    return reply;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const rawBody = await readBody(req);
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -192,7 +285,11 @@ export async function startFakeModelServer(options: { host?: string } = {}): Pro
       ? 'openai'
       : path.endsWith('/messages')
         ? 'anthropic'
-        : 'unknown';
+        : path.endsWith('/responses')
+          ? 'responses'
+          : /\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(path)
+            ? 'gemini'
+            : 'unknown';
     let body: unknown;
     try {
       body = rawBody ? JSON.parse(rawBody) : undefined;
@@ -217,14 +314,32 @@ export async function startFakeModelServer(options: { host?: string } = {}): Pro
       send(404, JSON.stringify(errorBody(api, 404, `fake model server: no route ${req.method} ${path}`)));
       return;
     }
-    const script = queue.shift() ?? fallback;
-    const reply: FakeReply = !script
-      ? { kind: 'error', status: 500, message: 'fake model server: the scripted replies ran out' }
-      : typeof script === 'function'
-        ? script(recorded)
-        : script;
-    served += 1;
-    const model = (body as { model?: string } | undefined)?.model ?? 'fake-model';
+    const reply = nextReply(recorded);
+    const model =
+      api === 'gemini'
+        ? decodeURIComponent(path.slice(path.lastIndexOf('/') + 1, path.lastIndexOf(':')))
+        : ((body as { model?: string } | undefined)?.model ?? 'fake-model');
+    const stream =
+      (body as { stream?: unknown } | undefined)?.stream === true || path.endsWith(':streamGenerateContent');
+    if (
+      reply.kind === 'tool' ||
+      (reply.kind === 'text' && (stream || api === 'responses' || api === 'gemini'))
+    ) {
+      await delay(reply.delayMs);
+      const turn: FakeTurn = {
+        ...(reply.text ? { text: reply.text } : {}),
+        ...(reply.kind === 'tool' ? { toolCalls: reply.calls } : {}),
+        usage: reply.usage ?? { input: 10, output: 5 },
+        model: reply.model ?? model,
+        n: served,
+        ...(reply.kind === 'text' && reply.finishReason ? { finishReason: reply.finishReason } : {}),
+      };
+      const includeUsage =
+        (body as { stream_options?: { include_usage?: unknown } } | undefined)?.stream_options
+          ?.include_usage === true;
+      sendTurn(res, api, turn, stream, includeUsage);
+      return;
+    }
     switch (reply.kind) {
       case 'text': {
         await delay(reply.delayMs);
@@ -264,16 +379,80 @@ export async function startFakeModelServer(options: { host?: string } = {}): Pro
       res.end(JSON.stringify({ error: { message: `fake model server crashed: ${String(error)}` } }));
     });
   });
+  // The Responses API over WebSocket (Codex's first choice): each `response.create` message is a
+  // request answered with the streamed events; other upgrades are refused (recorded as unknown).
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (!path.endsWith('/responses')) {
+      requests.push({
+        api: 'unknown',
+        method: `${req.method ?? 'GET'} (upgrade)`,
+        path,
+        headers: { ...req.headers },
+        rawBody: '',
+        body: undefined,
+        receivedAt: Date.now(),
+      });
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    acceptWebSocket(req, socket, head, (text, ws) => {
+      let body: { type?: string; model?: string } | undefined;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      const recorded: RecordedRequest = {
+        api: body?.type === 'response.create' ? 'responses' : 'unknown',
+        method: 'WS',
+        path,
+        headers: { ...req.headers },
+        rawBody: text,
+        body,
+        receivedAt: Date.now(),
+      };
+      requests.push(recorded);
+      if (recorded.api === 'unknown') return;
+      if ((body as { generate?: unknown }).generate === false) {
+        // a warm-up: the API answers with an empty response and generates (and bills) nothing
+        const empty: FakeTurn = { usage: {}, model: body?.model ?? 'fake-model', n: served };
+        for (const event of responsesEvents(empty)) ws.send(JSON.stringify(event));
+        return;
+      }
+      const reply = nextReply(recorded);
+      if (reply.kind !== 'text' && reply.kind !== 'tool') {
+        const message = reply.kind === 'error' ? (reply.message ?? `error ${reply.status}`) : 'fake failure';
+        ws.send(
+          JSON.stringify({
+            type: 'error',
+            status: reply.kind === 'error' ? reply.status : 500,
+            error: { message },
+          }),
+        );
+        return;
+      }
+      const turn: FakeTurn = {
+        ...(reply.text ? { text: reply.text } : {}),
+        ...(reply.kind === 'tool' ? { toolCalls: reply.calls } : {}),
+        usage: reply.usage ?? { input: 10, output: 5 },
+        model: reply.model ?? body?.model ?? 'fake-model',
+        n: served,
+      };
+      for (const event of responsesEvents(turn)) ws.send(JSON.stringify(event));
+    });
+  });
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => resolve());
+    if (options.socketPath) server.listen(options.socketPath, () => resolve());
+    else server.listen(0, host, () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${host}:${port}`;
+  const port = options.socketPath ? 0 : (server.address() as AddressInfo).port;
+  const url = options.socketPath ? (options.publicUrl ?? 'http://localhost') : `http://${host}:${port}`;
 
   return {
     url,

@@ -54,9 +54,16 @@ describe('installed agent env', () => {
     expect(env).toMatchObject({
       ANTHROPIC_API_KEY: KEY,
       IS_SANDBOX: '1',
+      ANTHROPIC_MODEL: 'claude-sonnet-4-5',
       OSMOSIS_MODEL: 'claude-sonnet-4-5',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      FORCE_AUTO_BACKGROUND_TASKS: '1',
+      ENABLE_BACKGROUND_TASKS: '1',
+      CLAUDE_CONFIG_DIR: '/logs/agent/sessions',
     });
     expect(env.ANTHROPIC_BASE_URL).toBeUndefined();
+    // the model aliases only on another endpoint (Harbor claude_code.py)
+    expect(env.ANTHROPIC_DEFAULT_HAIKU_MODEL).toBeUndefined();
     const proxied = envFor(
       'claude-code',
       provider('anthropic/claude-sonnet-4-5'),
@@ -66,6 +73,12 @@ describe('installed agent env', () => {
       },
     );
     expect(proxied.ANTHROPIC_BASE_URL).toBe('http://proxy:9000');
+    expect(proxied).toMatchObject({
+      ANTHROPIC_DEFAULT_SONNET_MODEL: 'claude-sonnet-4-5',
+      ANTHROPIC_DEFAULT_OPUS_MODEL: 'claude-sonnet-4-5',
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: 'claude-sonnet-4-5',
+      CLAUDE_CODE_SUBAGENT_MODEL: 'claude-sonnet-4-5',
+    });
     expect(refusal('claude-code', provider('openai/gpt-5.2'))).toMatch(/cannot use openai-style/);
   });
 
@@ -78,10 +91,6 @@ describe('installed agent env', () => {
       OSMOSIS_MODEL: 'openai/gpt-5.2',
     });
     expect(envFor('codex', provider('openai/gpt-5.2')).OPENAI_BASE_URL).toBeUndefined();
-    // a shell expansion: `-c openai_base_url=<url>` only when the base URL is set
-    expect(INSTALLED_AGENTS.codex!.command).toContain(
-      `\${OPENAI_BASE_URL:+-c "openai_base_url=$OPENAI_BASE_URL"}`,
-    );
   });
 
   it('cursor-cli: needs CURSOR_API_KEY; the model key is not exported', () => {
@@ -115,7 +124,10 @@ describe('installed agent env', () => {
       LLM_BASE_URL: 'http://10.0.0.5:8000/v1',
       LLM_MODEL: 'openai/my-model',
       RUNTIME: 'local',
-      SAVE_TRAJECTORY_PATH: INSTALLED_AGENTS.openhands!.outputFile,
+      SAVE_TRAJECTORY_PATH: '/logs/agent/openhands.trajectory.json',
+      // Harbor's run-shaping defaults
+      LLM_REASONING_EFFORT: 'high',
+      SANDBOX_ENABLE_AUTO_LINT: 'true',
     });
   });
 
@@ -129,12 +141,30 @@ describe('installed agent env', () => {
       OSMOSIS_MODEL: 'gemini-2.5-pro',
     });
     expect(env.GOOGLE_GEMINI_BASE_URL).toBeUndefined();
+    expect(env.GEMINI_TELEMETRY_ENABLED).toBe('false');
+    // an operator override is the OpenAI-compatible base: gemini-cli gets the native root
+    const proxied = envFor(
+      'gemini-cli',
+      provider('gemini/gemini-2.5-pro'),
+      {},
+      {
+        OSMOSIS_PROVIDER_GEMINI_BASE_URL: 'http://proxy:9000/v1beta/openai/',
+      },
+    );
+    expect(proxied.GOOGLE_GEMINI_BASE_URL).toBe('http://proxy:9000');
   });
 
   it('opencode: inline provider config; endpoints through an openai-compatible provider', () => {
     const env = envFor('opencode', endpoint);
     expect(env.OSMOSIS_MODEL).toBe(`${OPENCODE_PROVIDER}/my-model`);
+    expect(env).toMatchObject({
+      OPENCODE_FAKE_VCS: 'git',
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+    });
     expect(JSON.parse(env.OPENCODE_CONFIG_CONTENT!)).toEqual({
+      autoupdate: false,
+      share: 'disabled',
       provider: {
         [OPENCODE_PROVIDER]: {
           npm: '@ai-sdk/openai-compatible',
@@ -148,6 +178,8 @@ describe('installed agent env', () => {
     const openai = envFor('opencode', provider('openai/gpt-5.2'));
     expect(openai.OSMOSIS_MODEL).toBe('openai/gpt-5.2');
     expect(JSON.parse(openai.OPENCODE_CONFIG_CONTENT!)).toEqual({
+      autoupdate: false,
+      share: 'disabled',
       provider: { openai: { models: { 'gpt-5.2': {} } } },
     });
     const anthropic = envFor(
@@ -232,4 +264,54 @@ describe('model key variables: harness and contracts agree', () => {
       expect([...checked].sort()).toEqual([...def.apis].sort());
     },
   );
+});
+
+// Harbor 0.9's command lines: run-shaping defaults, and the instruction never read as an option.
+describe('command lines as Harbor 0.9 runs them', () => {
+  it.each(Object.values(INSTALLED_AGENTS).map((d) => [d.name, d] as const))(
+    '%s passes the instruction after `--` or as `--flag=`',
+    (_name, def) => {
+      expect(def.command).toMatch(/(-- "\$OSMOSIS_INSTRUCTION"|--(task|prompt)="\$OSMOSIS_INSTRUCTION")/);
+      expect(def.command).not.toMatch(/\$\(cat/);
+    },
+  );
+
+  it('keeps the run-shaping defaults', () => {
+    expect(INSTALLED_AGENTS.codex!.command).toContain('--enable unified_exec');
+    expect(INSTALLED_AGENTS.codex!.command).toContain('-c model_reasoning_effort=high');
+    expect(INSTALLED_AGENTS['mini-swe-agent']!.command).toContain('--cost-limit 0');
+    expect(INSTALLED_AGENTS.opencode!.command).toContain('--thinking');
+    expect(INSTALLED_AGENTS['claude-code']!.command).toContain('--permission-mode=bypassPermissions');
+  });
+
+  it('pins every CLI it can (cursor-cli’s installer takes no version) and installs it as the agent user', () => {
+    for (const def of Object.values(INSTALLED_AGENTS)) {
+      if (def.name === 'cursor-cli') expect(def.version).toBeNull();
+      else expect(def.installUser, def.name).toContain(def.version!);
+      expect(def.installUser, def.name).not.toMatch(
+        /npm install -g(?! --no-audit --no-fund --prefix "\$HOME\/\.local")/,
+      );
+    }
+    expect(INSTALLED_AGENTS['mini-swe-agent']!.installUser).toContain('uv" tool install mini-swe-agent==');
+    expect(INSTALLED_AGENTS.openhands!.installRoot).toContain('build-essential');
+  });
+
+  it('codex config: the base URL, update checks, analytics and catalogs off, MCP servers as TOML tables', () => {
+    const files = INSTALLED_AGENTS.codex!.configFiles!(
+      {
+        api: 'openai',
+        provider: 'openai',
+        wireModel: 'm',
+        baseUrl: 'http://proxy:9/v1',
+        customBaseUrl: true,
+      },
+      [{ name: 'docs', transport: 'stdio', command: 'npx', args: ['-y', 'srv "x"'] }],
+    );
+    const toml = files[0]!.content;
+    expect(files[0]!.path).toBe('$CODEX_HOME/config.toml');
+    expect(toml.split('\n')[0]).toBe('openai_base_url = "http://proxy:9/v1"');
+    expect(toml).toContain('check_for_update_on_startup = false');
+    expect(toml).toContain('[analytics]\nenabled = false');
+    expect(toml).toContain('[mcp_servers."docs"]\ncommand = "npx"\nargs = ["-y", "srv \\"x\\""]');
+  });
 });

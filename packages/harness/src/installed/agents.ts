@@ -1,20 +1,43 @@
-// What each installed CLI agent needs: how to install it (needs internet), how to run it
-// headless on an instruction, which variables carry its key, base URL and model, and how to
-// read tokens and cost from its output. Sources for every choice are listed in the harness
-// README ("Installed agents"); Harbor's installed agents (laude-institute/harbor,
-// src/harbor/agents/installed/*.py) are the main reference.
+// What each installed CLI agent needs, as Harbor 0.9 runs it (its src/harbor/agents/installed/*.py,
+// HARBOR_REFERENCE below): how to install it (pinned, the CLI itself as the agent user), how to run
+// it headless on an instruction (the instruction after `--` or as `--flag=`, never parsed as an
+// option), its run-shaping defaults, which variables carry its key, base URL and model, the config
+// it reads the task's MCP servers and skills from, and how to read tokens and cost from what it
+// writes. Every deliberate difference from Harbor is in the harness README ("Installed agents").
 import { type HarnessName, harnessModelKeyEnvs } from '@osmosis/contracts';
+import { PROVIDERS } from '../models/providers.ts';
 import type { ModelApi } from '../models/types.ts';
 import {
-  type ParsedAgentOutput,
-  parseClaudeCode,
-  parseCodex,
-  parseCursorCli,
-  parseGeminiCli,
-  parseMiniSweAgent,
-  parseOpencode,
-  parseOpenHands,
+  claudeCodeMcpJson,
+  codexMcpToml,
+  cursorMcpJson,
+  geminiMcpServers,
+  type McpServer,
+  miniSweAgentMcpNote,
+  opencodeMcp,
+  openHandsMcpToml,
+} from './mcp.ts';
+import {
+  claudeCodeReader,
+  claudeCodeSessionReader,
+  codexReader,
+  codexSessionReader,
+  cursorCliReader,
+  eventsReader,
+  geminiCliReader,
+  geminiSessionReader,
+  type LineReader,
+  miniSweAgentTrajectoryReader,
+  opencodeReader,
+  openHandsTrajectoryReader,
 } from './parsers.ts';
+
+/** The Harbor release whose installed agents these reproduce. */
+export const HARBOR_REFERENCE = Object.freeze({
+  project: 'harbor',
+  version: '0.9.0',
+  commit: '1b1dbc43729edff705071a797bb0f98a90cf62f5',
+});
 
 export interface AgentModel {
   api: ModelApi;
@@ -28,12 +51,37 @@ export interface AgentModel {
   customBaseUrl: boolean;
 }
 
+/** A file written as the agent user before the run; `path` may start with `$HOME/` or `$CODEX_HOME/`-style variables. */
+export interface ConfigFile {
+  path: string;
+  content: string;
+}
+
+/** Where tokens are read when the CLI's output has none (a run cut short): files written as the run goes. */
+export interface UsageFiles {
+  dir: string;
+  /** `find -name` pattern. */
+  name: string;
+  reader(): LineReader;
+}
+
 export interface InstalledAgentDefinition {
   name: string;
-  /** The executable (name on PATH or absolute path); when present the install step is skipped. */
+  /** The executable (name on PATH, which includes `$HOME/.local/bin`); when present the install is skipped. */
   binary: string;
-  /** Shell script run as root in the sandbox by `setup` (downloads: needs internet). */
-  install: string;
+  /** The version the install pins; null when the CLI's installer takes none (cursor-cli). */
+  version: string | null;
+  /**
+   * The version run for real here (test/harness-installed-real.test.ts, against the fake model
+   * server); null when only a stand-in script imitates the CLI (not on the npm registry).
+   */
+  testedVersion: string | null;
+  /** Run as root by `setup`: system packages, Node.js (needs internet). `$OSMOSIS_AGENT_USER` names the agent user. */
+  installRoot: string;
+  /** Run as the agent user by `setup`: the CLI itself, pinned (needs internet). */
+  installUser: string;
+  /** Prints the installed version (first line kept). */
+  versionCommand: string;
   /** Model APIs the CLI can talk to. */
   apis: readonly ModelApi[];
   /** When set, the only model providers the CLI can use (e.g. gemini-cli speaks Gemini's own API). */
@@ -45,20 +93,33 @@ export interface InstalledAgentDefinition {
   keyEnvs(model: AgentModel): string[];
   /** Variables pointing the CLI at the model's base URL, set when it is not the API's own. */
   baseUrlEnvs(model: AgentModel): string[];
-  /** Further variables: fixed settings, and model settings some CLIs take from env or inline config. */
-  env?(model: AgentModel, apiKey: string | undefined): Record<string, string>;
+  /** Further variables: run-shaping defaults, telemetry off, model settings some CLIs take from env or inline config. */
+  env?(model: AgentModel, apiKey: string | undefined, mcp: McpServer[]): Record<string, string>;
   /** The `$OSMOSIS_MODEL` the command line passes. */
   modelName(model: AgentModel): string;
   /** A second credential the CLI itself needs, named by `harness_api_key_secret`. */
   harnessKeyEnv?: 'CURSOR_API_KEY';
-  /** Shell command; `$OSMOSIS_INSTRUCTION_FILE` holds the instruction, `$OSMOSIS_MODEL` the model. */
+  /** Settings and MCP config the CLI reads, written as the agent user before the run. */
+  configFiles?(model: AgentModel, mcp: McpServer[]): ConfigFile[];
+  /** Shell run as the agent user before the run (after the config files), e.g. folders the CLI expects. */
+  prepare?: string;
+  /** Where the task's skills_dir is copied (as Harbor does). */
+  skillsTo?: string;
+  /** The instruction as the CLI gets it (mini-swe-agent: the MCP servers appended, as Harbor does). */
+  instruction?(text: string, mcp: McpServer[]): string;
+  /**
+   * Shell command, headless; `$OSMOSIS_INSTRUCTION` holds the instruction, `$OSMOSIS_MODEL` the
+   * model. Its stdout and stderr go whole to `/logs/agent/<name>.txt`.
+   */
   command: string;
-  /** A file the CLI writes (under /logs/agent, so it is collected as an artifact) that `parse` reads. */
-  outputFile?: string;
-  parse(stdout: string, outputFile?: string): ParsedAgentOutput;
+  /** Shell run as the agent user after the CLI, also after a timeout: session files into /logs/agent. */
+  collect?: string;
+  /** Reader of `/logs/agent/<name>.txt`: events, and tokens where the CLI prints them. */
+  output(): LineReader;
+  /** Read when the output has no usage. */
+  usageFiles?: UsageFiles[];
 }
 
-const INSTR = '"$(cat "$OSMOSIS_INSTRUCTION_FILE")"';
 /** LiteLLM's name: `openai/<model>` talks to any OpenAI-compatible base URL, `anthropic/<model>` to Messages. */
 const litellmModel = (m: AgentModel) => `${m.api}/${m.wireModel}`;
 /**
@@ -73,32 +134,63 @@ const aptInstall = (...pkgs: string[]) =>
   `{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${pkgs.join(' ')}; }`;
 const curlInstall = `command -v curl >/dev/null 2>&1 || ${aptInstall('ca-certificates', 'curl')}`;
 /**
- * Node.js ≥ 20 (gemini-cli's `engines`; Debian bookworm's apt nodejs is 18): the official
- * nodejs.org v22 build under /usr/local when the image has no node or an older one.
+ * Node.js ≥ 22 (Claude Code's `engines`; Debian bookworm's apt nodejs is 18): the official
+ * nodejs.org v22 build under /usr/local when the image has no node or an older one (Harbor: nvm 22).
  */
 const nodeInstall = [
-  `if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 20 ]; then`,
+  `if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 22 ]; then`,
   `  command -v curl >/dev/null 2>&1 && command -v xz >/dev/null 2>&1 || ${aptInstall('ca-certificates', 'curl', 'xz-utils')}`,
   `  arch=$(uname -m | sed 's/x86_64/x64/;s/aarch64/arm64/')`,
   `  tarball=$(curl -fsSL https://nodejs.org/dist/latest-v22.x/SHASUMS256.txt | grep -o "node-v[0-9.]*-linux-$arch.tar.xz" | head -n1)`,
   `  curl -fsSL "https://nodejs.org/dist/latest-v22.x/$tarball" | tar -xJ -C /usr/local --strip-components=1`,
   'fi',
 ].join('\n');
-const npmInstall = (pkg: string) => `${nodeInstall}\nnpm install -g ${pkg}`;
+/** The CLI under the agent user's ~/.local (its bin is on the run's PATH), pinned. */
+const npmUserInstall = (pkg: string, version: string) =>
+  `npm install -g --no-audit --no-fund --prefix "$HOME/.local" ${pkg}@${version}`;
+/** uv for the agent user (Harbor pins 0.7.13 for mini-swe-agent). */
+const uvUserInstall = 'curl -LsSf https://astral.sh/uv/0.7.13/install.sh | env UV_NO_MODIFY_PATH=1 sh';
+
+const versionOf = (binary: string) => `${binary} --version 2>/dev/null | head -n1`;
+
+/** Pinned versions (the npm ones tested for real here). */
+export const CLI_VERSIONS = Object.freeze({
+  'claude-code': '2.1.332',
+  codex: '0.171.0',
+  'gemini-cli': '0.61.0',
+  opencode: '1.18.33',
+  'mini-swe-agent': '2.4.6',
+  openhands: '1.11.0',
+});
+
+/** The npm packages of the CLIs published there (test images install the same). */
+export const NPM_PACKAGES = Object.freeze({
+  'claude-code': '@anthropic-ai/claude-code',
+  codex: '@openai/codex',
+  'gemini-cli': '@google/gemini-cli',
+  opencode: 'opencode-ai',
+});
+
+/** gemini-cli takes Gemini's native root (it appends /v1beta/models/…); the platform's base is the OpenAI-compatible one. */
+export function geminiNativeBaseUrl(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v1beta\/openai$|\/openai$/, '');
+}
 
 /**
  * opencode reads providers from its config, not base-URL variables; OPENCODE_CONFIG_CONTENT is
  * inline config (opencode docs, cli.mdx "Environment variables"). The model is declared under its
  * provider so names opencode's models.dev registry lacks are accepted (as Harbor does);
  * OpenAI-compatible servers other than OpenAI's go through `@ai-sdk/openai-compatible` (chat
- * completions), the documented custom-provider form (providers.mdx).
+ * completions), the documented custom-provider form (providers.mdx). Auto-update and sharing off.
  */
 export const OPENCODE_PROVIDER = 'osmosis';
-function opencodeConfig(m: AgentModel, apiKey: string | undefined): unknown {
+function opencodeConfig(m: AgentModel, apiKey: string | undefined, mcp: McpServer[]): unknown {
   const models = { [m.wireModel]: {} };
+  const base = { autoupdate: false, share: 'disabled', ...(mcp.length ? { mcp: opencodeMcp(mcp) } : {}) };
   if (m.api === 'anthropic') {
     // @ai-sdk/anthropic's baseURL includes /v1 (providers.mdx: "https://api.anthropic.com/v1").
     return {
+      ...base,
       provider: {
         anthropic: { models, ...(m.customBaseUrl ? { options: { baseURL: `${m.baseUrl}/v1` } } : {}) },
       },
@@ -106,10 +198,12 @@ function opencodeConfig(m: AgentModel, apiKey: string | undefined): unknown {
   }
   if (m.provider === 'openai') {
     return {
+      ...base,
       provider: { openai: { models, ...(m.customBaseUrl ? { options: { baseURL: m.baseUrl } } : {}) } },
     };
   }
   return {
+    ...base,
     provider: {
       [OPENCODE_PROVIDER]: {
         npm: '@ai-sdk/openai-compatible',
@@ -122,53 +216,127 @@ function opencodeConfig(m: AgentModel, apiKey: string | undefined): unknown {
   };
 }
 
+const tomlString = (s: string) => JSON.stringify(s);
+
 export const INSTALLED_AGENTS: Readonly<Record<string, InstalledAgentDefinition>> = {
   'claude-code': {
     name: 'claude-code',
     binary: 'claude',
-    install: npmInstall('@anthropic-ai/claude-code'),
+    version: CLI_VERSIONS['claude-code'],
+    testedVersion: CLI_VERSIONS['claude-code'],
+    installRoot: nodeInstall,
+    installUser: npmUserInstall(NPM_PACKAGES['claude-code'], CLI_VERSIONS['claude-code']),
+    versionCommand: versionOf('claude'),
     apis: ['anthropic'],
     keyEnvs: keyEnvsOf('claude-code'),
     baseUrlEnvs: () => ['ANTHROPIC_BASE_URL'],
-    // IS_SANDBOX=1: as root, claude refuses --dangerously-skip-permissions without it
-    // (anthropics/claude-code#3490, #9184).
-    env: (m) => ({ ANTHROPIC_MODEL: m.wireModel, IS_SANDBOX: '1' }),
+    env: (m) => ({
+      ANTHROPIC_MODEL: m.wireModel,
+      // on another endpoint every alias is the run's model, or Claude Code asks for Haiku/Opus by name
+      ...(m.customBaseUrl
+        ? {
+            ANTHROPIC_DEFAULT_SONNET_MODEL: m.wireModel,
+            ANTHROPIC_DEFAULT_OPUS_MODEL: m.wireModel,
+            ANTHROPIC_DEFAULT_HAIKU_MODEL: m.wireModel,
+            CLAUDE_CODE_SUBAGENT_MODEL: m.wireModel,
+          }
+        : {}),
+      FORCE_AUTO_BACKGROUND_TASKS: '1',
+      ENABLE_BACKGROUND_TASKS: '1',
+      // telemetry, error reporting, update checks off (Claude Code settings docs)
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      // as root, claude refuses bypassPermissions without it (anthropics/claude-code#3490, #9184)
+      IS_SANDBOX: '1',
+      // sessions (and the config) under /logs/agent, collected as artifacts, as Harbor does
+      CLAUDE_CONFIG_DIR: '/logs/agent/sessions',
+    }),
     modelName: (m) => m.wireModel,
-    command: `claude --print --output-format json --dangerously-skip-permissions --model "$OSMOSIS_MODEL" -p ${INSTR}`,
-    parse: parseClaudeCode,
+    configFiles: (_m, mcp) =>
+      mcp.length ? [{ path: '$CLAUDE_CONFIG_DIR/.claude.json', content: claudeCodeMcpJson(mcp) }] : [],
+    prepare:
+      'mkdir -p "$CLAUDE_CONFIG_DIR/debug" "$CLAUDE_CONFIG_DIR/projects/-app" "$CLAUDE_CONFIG_DIR/shell-snapshots" "$CLAUDE_CONFIG_DIR/statsig" "$CLAUDE_CONFIG_DIR/todos" "$CLAUDE_CONFIG_DIR/skills"\n' +
+      'if [ -d ~/.claude/skills ]; then cp -r ~/.claude/skills/. "$CLAUDE_CONFIG_DIR/skills/" 2>/dev/null || true; fi',
+    skillsTo: '$CLAUDE_CONFIG_DIR/skills',
+    command:
+      'claude --verbose --output-format=stream-json --permission-mode=bypassPermissions --print -- "$OSMOSIS_INSTRUCTION"',
+    output: claudeCodeReader,
+    usageFiles: [{ dir: '/logs/agent/sessions/projects', name: '*.jsonl', reader: claudeCodeSessionReader }],
   },
   codex: {
     name: 'codex',
     binary: 'codex',
-    install: npmInstall('@openai/codex'),
+    version: CLI_VERSIONS.codex,
+    testedVersion: CLI_VERSIONS.codex,
+    installRoot: nodeInstall,
+    installUser: npmUserInstall(NPM_PACKAGES.codex, CLI_VERSIONS.codex),
+    versionCommand: versionOf('codex'),
     apis: ['openai'],
     // CODEX_API_KEY and OPENAI_API_KEY (CODEX_API_KEY is the key variable of `codex exec`).
     keyEnvs: keyEnvsOf('codex'),
     baseUrlEnvs: () => ['OPENAI_BASE_URL'],
+    env: () => ({ CODEX_HOME: '/tmp/codex-home' }),
     modelName: (m) => m.wireModel,
-    // Newer codex reads the base URL from config only (Harbor codex.py: "codex 0.118.0 only
-    // honors openai_base_url from config.toml"): passed as a -c override too.
-    command: `codex exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \${OPENAI_BASE_URL:+-c "openai_base_url=$OPENAI_BASE_URL"} -m "$OSMOSIS_MODEL" ${INSTR}`,
-    parse: parseCodex,
+    // codex honours openai_base_url from config.toml only (Harbor codex.py); update checks,
+    // analytics (and its metrics exporter) and the plugin/app catalogs, which each fetch from
+    // OpenAI or GitHub at start, off (config reference: check_for_update_on_startup, [analytics], [features]).
+    configFiles: (m, mcp) => [
+      {
+        path: '$CODEX_HOME/config.toml',
+        content: [
+          ...(m.customBaseUrl ? [`openai_base_url = ${tomlString(m.baseUrl)}`] : []),
+          'check_for_update_on_startup = false',
+          '',
+          '[analytics]',
+          'enabled = false',
+          '',
+          '[features]',
+          'plugins = false',
+          'remote_plugin = false',
+          'apps = false',
+          '',
+          codexMcpToml(mcp),
+        ].join('\n'),
+      },
+    ],
+    skillsTo: '$HOME/.agents/skills',
+    command:
+      'codex exec --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check --model "$OSMOSIS_MODEL" --json --enable unified_exec -c model_reasoning_effort=high -- "$OSMOSIS_INSTRUCTION"',
+    collect:
+      'if [ -d "$CODEX_HOME/sessions" ]; then rm -rf /logs/agent/sessions; cp -R "$CODEX_HOME/sessions" /logs/agent/sessions; fi\nrm -rf "$CODEX_HOME"',
+    output: codexReader,
+    usageFiles: [{ dir: '/logs/agent/sessions', name: 'rollout-*.jsonl', reader: codexSessionReader }],
   },
   'cursor-cli': {
     name: 'cursor-cli',
     binary: 'cursor-agent',
-    install: `${curlInstall}\ncurl -fsSL https://cursor.com/install | bash\nln -sf "$HOME/.local/bin/cursor-agent" /usr/local/bin/cursor-agent`,
+    version: null,
+    testedVersion: null,
+    installRoot: curlInstall,
+    installUser: 'curl -fsS https://cursor.com/install | bash',
+    versionCommand: versionOf('cursor-agent'),
     apis: ['openai', 'anthropic'],
     // Cursor bills through the Cursor account: the only credential is CURSOR_API_KEY.
     keyEnvs: keyEnvsOf('cursor-cli'),
     baseUrlEnvs: () => [],
     harnessKeyEnv: 'CURSOR_API_KEY',
     modelName: (m) => m.wireModel,
-    // --force (alias --yolo) also trusts the workspace, without which print mode exits 1.
-    command: `cursor-agent --print --output-format stream-json --force --model "$OSMOSIS_MODEL" -- ${INSTR}`,
-    parse: parseCursorCli,
+    configFiles: (_m, mcp) =>
+      mcp.length ? [{ path: '$HOME/.cursor/mcp.json', content: cursorMcpJson(mcp) }] : [],
+    skillsTo: '$HOME/.cursor/skills',
+    // --yolo (alias --force) also trusts the workspace, without which print mode exits 1.
+    command:
+      'cursor-agent --yolo --print --output-format=stream-json --model="$OSMOSIS_MODEL" -- "$OSMOSIS_INSTRUCTION"',
+    output: cursorCliReader,
   },
   'mini-swe-agent': {
     name: 'mini-swe-agent',
-    binary: 'mini',
-    install: `command -v pip3 >/dev/null 2>&1 || ${aptInstall('python3-pip', 'ca-certificates')}\npip3 install --break-system-packages mini-swe-agent`,
+    binary: 'mini-swe-agent',
+    version: CLI_VERSIONS['mini-swe-agent'],
+    testedVersion: null,
+    installRoot: `command -v curl >/dev/null 2>&1 && command -v git >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 || ${aptInstall('ca-certificates', 'curl', 'build-essential', 'git')}`,
+    // its own tool environment (uv tool), not the task's Python
+    installUser: `${uvUserInstall}\n"$HOME/.local/bin/uv" tool install mini-swe-agent==${CLI_VERSIONS['mini-swe-agent']}`,
+    versionCommand: `"$HOME/.local/bin/uv" tool list 2>/dev/null | grep mini-swe-agent | head -n1`,
     apis: ['openai', 'anthropic'],
     keyEnvs: keyEnvsOf('mini-swe-agent'),
     // LiteLLM reads OPENAI_BASE_URL or OPENAI_API_BASE, ANTHROPIC_API_BASE (ANTHROPIC_BASE_URL in newer versions).
@@ -180,29 +348,42 @@ export const INSTALLED_AGENTS: Readonly<Record<string, InstalledAgentDefinition>
     // model from aborting the run (mini-swe-agent run/extra/config.py, models/litellm_model.py).
     env: () => ({ MSWEA_CONFIGURED: 'true', MSWEA_COST_TRACKING: 'ignore_errors' }),
     modelName: litellmModel,
-    command: `mini --model "$OSMOSIS_MODEL" --task ${INSTR} --yolo --exit-immediately --output /logs/agent/mini-swe-agent.trajectory.json`,
-    outputFile: '/logs/agent/mini-swe-agent.trajectory.json',
-    parse: parseMiniSweAgent,
+    instruction: (text, mcp) => (mcp.length ? text + miniSweAgentMcpNote(mcp) : text),
+    // --cost-limit 0: no cost limit (its default limit stops runs), as Harbor sets
+    command:
+      'mini-swe-agent --yolo --model="$OSMOSIS_MODEL" --task="$OSMOSIS_INSTRUCTION" --output=/logs/agent/mini-swe-agent.trajectory.json --cost-limit 0 --exit-immediately',
+    output: eventsReader,
+    usageFiles: [
+      { dir: '/logs/agent', name: 'mini-swe-agent.trajectory.json', reader: miniSweAgentTrajectoryReader },
+    ],
   },
   openhands: {
     name: 'openhands',
     binary: '/opt/openhands-venv/bin/python',
+    version: CLI_VERSIONS.openhands,
+    testedVersion: null,
     // openhands-ai requires Python >=3.12,<3.14 (its pyproject); Debian bookworm has 3.11. uv
-    // provides 3.13 in a venv under /opt, readable by a non-root agent user (as Harbor does);
-    // the local runtime drives bash through tmux.
-    install: [
-      `command -v curl >/dev/null 2>&1 && command -v tmux >/dev/null 2>&1 && command -v git >/dev/null 2>&1 || ${aptInstall('ca-certificates', 'curl', 'tmux', 'git')}`,
-      'curl -LsSf https://astral.sh/uv/install.sh | env UV_INSTALL_DIR=/usr/local/bin UV_NO_MODIFY_PATH=1 sh',
-      'export UV_PYTHON_INSTALL_DIR=/opt/uv-python',
-      'uv venv --python 3.13 /opt/openhands-venv',
-      'uv pip install --python /opt/openhands-venv/bin/python openhands-ai',
+    // provides 3.13 in a venv under /opt owned by the agent user (as Harbor does); build tools for
+    // its native dependencies; the local runtime drives bash through tmux.
+    installRoot: [
+      `command -v curl >/dev/null 2>&1 && command -v tmux >/dev/null 2>&1 && command -v git >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 || ${aptInstall('ca-certificates', 'curl', 'git', 'build-essential', 'tmux')}`,
+      'mkdir -p /opt/openhands-venv && chown "$OSMOSIS_AGENT_USER" /opt/openhands-venv',
     ].join('\n'),
+    installUser: [
+      'curl -LsSf https://astral.sh/uv/install.sh | env UV_NO_MODIFY_PATH=1 sh',
+      '"$HOME/.local/bin/uv" python install 3.13',
+      '"$HOME/.local/bin/uv" venv /opt/openhands-venv --python 3.13',
+      `SKIP_VSCODE_BUILD=true "$HOME/.local/bin/uv" pip install --python /opt/openhands-venv/bin/python openhands-ai==${CLI_VERSIONS.openhands}`,
+    ].join('\n'),
+    versionCommand: `/opt/openhands-venv/bin/python -c "import importlib.metadata as m; print(m.version('openhands-ai'))" 2>/dev/null`,
     apis: ['openai', 'anthropic'],
     keyEnvs: keyEnvsOf('openhands'),
     baseUrlEnvs: () => ['LLM_BASE_URL'],
-    // The local runtime (the default is docker), no browser; the trajectory file carries llm_metrics.
-    env: (m) => ({
+    // The local runtime (the default is docker), no browser, reasoning effort high and auto-lint
+    // as Harbor sets them; the trajectory file carries llm_metrics, completions are logged.
+    env: (m, _key, mcp) => ({
       LLM_MODEL: litellmModel(m),
+      LLM_REASONING_EFFORT: 'high',
       RUNTIME: 'local',
       RUN_AS_OPENHANDS: 'false',
       SU_TO_USER: 'false',
@@ -210,40 +391,106 @@ export const INSTALLED_AGENTS: Readonly<Record<string, InstalledAgentDefinition>
       AGENT_ENABLE_PROMPT_EXTENSIONS: 'false',
       AGENT_ENABLE_BROWSING: 'false',
       ENABLE_BROWSER: 'false',
+      SANDBOX_ENABLE_AUTO_LINT: 'true',
       SAVE_TRAJECTORY_PATH: '/logs/agent/openhands.trajectory.json',
+      FILE_STORE: 'local',
+      FILE_STORE_PATH: '/logs/agent/',
+      LLM_LOG_COMPLETIONS: 'true',
+      LLM_LOG_COMPLETIONS_FOLDER: '/logs/agent/completions/',
+      ...(mcp.length ? { OSMOSIS_OPENHANDS_CONFIG: '/logs/agent/openhands-config.toml' } : {}),
     }),
     modelName: litellmModel,
-    command: `SANDBOX_VOLUMES="$PWD:/workspace:rw" USER="$(id -un)" /opt/openhands-venv/bin/python -m openhands.core.main --task ${INSTR}`,
-    outputFile: '/logs/agent/openhands.trajectory.json',
-    parse: parseOpenHands,
+    configFiles: (_m, mcp) =>
+      mcp.length ? [{ path: '/logs/agent/openhands-config.toml', content: openHandsMcpToml(mcp) }] : [],
+    command:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
+      'SANDBOX_VOLUMES="$PWD:/workspace:rw" USER="$(id -un)" /opt/openhands-venv/bin/python -m openhands.core.main --task="$OSMOSIS_INSTRUCTION" ${OSMOSIS_OPENHANDS_CONFIG:+--config-file="$OSMOSIS_OPENHANDS_CONFIG"}',
+    output: eventsReader,
+    usageFiles: [
+      { dir: '/logs/agent', name: 'openhands.trajectory.json', reader: openHandsTrajectoryReader },
+    ],
   },
   'gemini-cli': {
     name: 'gemini-cli',
     binary: 'gemini',
-    install: npmInstall('@google/gemini-cli'),
+    version: CLI_VERSIONS['gemini-cli'],
+    testedVersion: CLI_VERSIONS['gemini-cli'],
+    installRoot: nodeInstall,
+    installUser: npmUserInstall(NPM_PACKAGES['gemini-cli'], CLI_VERSIONS['gemini-cli']),
+    versionCommand: versionOf('gemini'),
     apis: ['openai'],
-    // gemini-cli speaks Gemini's own API (Harbor: "requires the native Gemini API"): only
-    // gemini/… models, at Google's endpoint (the platform's gemini base URL is the OpenAI-compatible one).
+    // gemini-cli speaks Gemini's own API (Harbor: "requires the native Gemini API"): only gemini/… models.
     providers: ['gemini'],
     keyEnvs: keyEnvsOf('gemini-cli'),
     baseUrlEnvs: () => [],
-    // Without a trusted workspace gemini-cli drops --yolo back to the default approval mode (Harbor gemini_cli.py).
-    env: () => ({ GEMINI_CLI_TRUST_WORKSPACE: 'true' }),
+    env: (m) => ({
+      // without a trusted workspace gemini-cli drops --yolo back to the default approval mode (Harbor gemini_cli.py)
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      GEMINI_TELEMETRY_ENABLED: 'false',
+      // an operator override of the gemini provider: its native root (configuration.md GOOGLE_GEMINI_BASE_URL)
+      ...(m.baseUrl !== PROVIDERS.gemini?.baseUrl
+        ? { GOOGLE_GEMINI_BASE_URL: geminiNativeBaseUrl(m.baseUrl) }
+        : {}),
+    }),
     modelName: (m) => m.wireModel,
-    command: `gemini --yolo --output-format json -m "$OSMOSIS_MODEL" -p ${INSTR}`,
-    parse: parseGeminiCli,
+    // usage statistics, telemetry and auto-update off (configuration.md); the API-key auth named,
+    // since a base URL alone selects the "gateway" auth gemini-cli refuses headless; skills on as Harbor's install sets.
+    configFiles: (_m, mcp) => [
+      {
+        path: '$HOME/.gemini/settings.json',
+        content: JSON.stringify(
+          {
+            general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+            privacy: { usageStatisticsEnabled: false },
+            telemetry: { enabled: false },
+            security: { auth: { selectedType: 'gemini-api-key' } },
+            experimental: { skills: true },
+            ...(mcp.length ? { mcpServers: geminiMcpServers(mcp) } : {}),
+          },
+          null,
+          2,
+        ),
+      },
+    ],
+    skillsTo: '$HOME/.gemini/skills',
+    command:
+      'gemini --yolo --output-format=stream-json --model="$OSMOSIS_MODEL" --prompt="$OSMOSIS_INSTRUCTION"',
+    collect:
+      "src=$(find ~/.gemini/tmp -type f \\( -name 'session-*.jsonl' -o -name 'session-*.json' \\) -printf '%T@ %p\\n' 2>/dev/null | sort -nr | head -n1 | awk '{print $2}')\n" +
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
+      'if [ -n "$src" ]; then cp "$src" "/logs/agent/gemini-cli.trajectory.${src##*.}"; fi',
+    output: geminiCliReader,
+    usageFiles: [{ dir: '/logs/agent', name: 'gemini-cli.trajectory.jsonl', reader: geminiSessionReader }],
   },
   opencode: {
     name: 'opencode',
     binary: 'opencode',
-    install: npmInstall('opencode-ai'),
+    version: CLI_VERSIONS.opencode,
+    testedVersion: CLI_VERSIONS.opencode,
+    installRoot: nodeInstall,
+    // opencode installs @opencode-ai/plugin into its config folder at every start (anomalyco/opencode#37888):
+    // installed here once, at the same version
+    installUser: [
+      npmUserInstall(NPM_PACKAGES.opencode, CLI_VERSIONS.opencode),
+      `mkdir -p "$HOME/.config/opencode" && cd "$HOME/.config/opencode" && npm install --no-audit --no-fund @opencode-ai/plugin@${CLI_VERSIONS.opencode}`,
+    ].join('\n'),
+    versionCommand: versionOf('opencode'),
     apis: ['openai', 'anthropic'],
     keyEnvs: keyEnvsOf('opencode'),
     baseUrlEnvs: () => [],
-    env: (m, apiKey) => ({ OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeConfig(m, apiKey)) }),
+    env: (m, apiKey, mcp) => ({
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeConfig(m, apiKey, mcp)),
+      OPENCODE_FAKE_VCS: 'git',
+      // the update check and the models.dev catalog fetch (the bundled snapshot is used) off
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+    }),
     modelName: (m) =>
       `${m.api === 'anthropic' ? 'anthropic' : m.provider === 'openai' ? 'openai' : OPENCODE_PROVIDER}/${m.wireModel}`,
-    command: `opencode run --format json --dangerously-skip-permissions --model "$OSMOSIS_MODEL" -- ${INSTR}`,
-    parse: parseOpencode,
+    skillsTo: '$HOME/.config/opencode/skills',
+    // --thinking only includes thinking blocks in the JSON events (Harbor opencode.py)
+    command:
+      'opencode --model="$OSMOSIS_MODEL" run --format=json --thinking --dangerously-skip-permissions -- "$OSMOSIS_INSTRUCTION"',
+    output: opencodeReader,
   },
 };

@@ -6,7 +6,14 @@ import { modelEgressPolicy } from '../models/egress.ts';
 import { costUsd, loadPrices } from '../models/prices.ts';
 import { PROVIDERS, type ResolvedModel, resolveModel } from '../models/providers.ts';
 import { ModelSpec } from '../models/types.ts';
-import { type AgentModel, INSTALLED_AGENTS, type InstalledAgentDefinition } from './agents.ts';
+import {
+  type AgentModel,
+  HARBOR_REFERENCE,
+  INSTALLED_AGENTS,
+  type InstalledAgentDefinition,
+} from './agents.ts';
+import { type McpServer, parseMcpServers } from './mcp.ts';
+import { findSandboxFiles, readSandboxLines } from './sandbox-lines.ts';
 
 /** The `[[agents]]` entry as installed agents read it. */
 export const InstalledAgentConfig = z.object({
@@ -25,7 +32,12 @@ export interface InstalledHarnessOptions {
 }
 
 const INSTRUCTION_FILE = `${SANDBOX_PATHS.agentLogs}/instruction.md`;
-const MAX_EVENTS = 2000;
+/** The agent user's own installs (npm --prefix ~/.local, uv, cursor) come first on PATH. */
+const USER_PATH = 'export PATH="$HOME/.local/bin:$PATH"';
+/** The instruction, byte for byte (a command substitution would drop trailing newlines). */
+const INSTRUCTION_PRELUDE =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
+  'OSMOSIS_INSTRUCTION="$(cat "$OSMOSIS_INSTRUCTION_FILE"; printf x)"; OSMOSIS_INSTRUCTION="${OSMOSIS_INSTRUCTION%x}"';
 
 function agentModel(r: ResolvedModel): AgentModel {
   return {
@@ -55,7 +67,8 @@ export function installedAgentEnv(
   def: InstalledAgentDefinition,
   ctx: Pick<HarnessContext, 'env' | 'agent'>,
   operatorEnv: NodeJS.ProcessEnv = process.env,
-): { env: Record<string, string>; resolved: ResolvedModel } | Failure {
+  mcp: McpServer[] = [],
+): { env: Record<string, string>; resolved: ResolvedModel; model: AgentModel } | Failure {
   const parsed = InstalledAgentConfig.safeParse(ctx.agent.config);
   if (!parsed.success) return fail(`${def.name}: the agent has no valid [agents.model] table`);
   const keyName = parsed.data.model.api_key_secret;
@@ -90,26 +103,40 @@ export function installedAgentEnv(
   const env: Record<string, string> = { ...ctx.env };
   if (resolved.apiKey) for (const name of def.keyEnvs(model)) env[name] = resolved.apiKey;
   if (model.customBaseUrl) for (const name of def.baseUrlEnvs(model)) env[name] = resolved.baseUrl;
-  Object.assign(env, def.env?.(model, resolved.apiKey) ?? {});
+  Object.assign(env, def.env?.(model, resolved.apiKey, mcp) ?? {});
   env.OSMOSIS_MODEL = def.modelName(model);
   env.OSMOSIS_INSTRUCTION_FILE = INSTRUCTION_FILE;
-  return { env, resolved };
+  return { env, resolved, model };
 }
+
+/** Runs `script` in bash as the agent user (or root); resolves to the result. */
+function bash(
+  ctx: HarnessContext,
+  script: string,
+  options: { root?: boolean; env?: Record<string, string>; timeoutMs: number },
+) {
+  return ctx.sandbox.exec(['/bin/bash', '-c', script], {
+    timeoutMs: options.timeoutMs,
+    signal: ctx.signal,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.root ? { user: '0' } : ctx.task.agentUser ? { user: ctx.task.agentUser } : {}),
+  });
+}
+
+const tail = (text: string) => text.trim().split('\n').slice(-5).join('\n');
 
 export function createInstalledHarness(
   def: InstalledAgentDefinition,
   options: InstalledHarnessOptions = {},
 ): Harness {
   const operatorEnv = options.env ?? process.env;
+  const present = `${USER_PATH}\ncommand -v ${def.binary} >/dev/null`;
   return {
     name: def.name,
 
     async setup(ctx: HarnessContext): Promise<void> {
-      const present = await ctx.sandbox.exec(['/bin/sh', '-c', `command -v ${def.binary}`], {
-        timeoutMs: 30_000,
-        signal: ctx.signal,
-      });
-      if (present.exitCode === 0 && !options.installScript) {
+      const found = await bash(ctx, present, { timeoutMs: 30_000 });
+      if (found.exitCode === 0 && !options.installScript) {
         ctx.log({
           level: 'info',
           step: 'agent_setup',
@@ -117,29 +144,44 @@ export function createInstalledHarness(
         });
         return;
       }
-      const script = options.installScript ?? def.install;
       ctx.log({ level: 'info', step: 'agent_setup', message: `${def.name}: installing` });
-      const r = await ctx.sandbox.exec(['/bin/bash', '-c', `set -e\n${script}`], {
-        timeoutMs: ctx.timeouts.setupMs,
-        signal: ctx.signal,
-        user: '0',
-      });
-      if (r.exitCode !== 0) {
-        const tail = (r.stderr || r.stdout).trim().split('\n').slice(-5).join('\n');
-        throw new Error(
-          `${def.name}: install ${r.timedOut ? 'timed out' : `failed (exit ${r.exitCode})`}; installed agents need internet access in the sandbox: ${tail}`,
+      const fail = (
+        what: string,
+        r: { exitCode: number | null; timedOut: boolean; stdout: string; stderr: string },
+      ) =>
+        new Error(
+          `${def.name}: ${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.exitCode})`}; installed agents need internet access in the sandbox: ${tail(r.stderr || r.stdout)}`,
         );
+      if (options.installScript) {
+        const r = await bash(ctx, `set -e\n${options.installScript}`, {
+          root: true,
+          timeoutMs: ctx.timeouts.setupMs,
+        });
+        if (r.exitCode !== 0) throw fail('install', r);
+      } else {
+        // system packages and Node as root; the CLI itself, pinned, as the agent user (as Harbor)
+        const who = await bash(ctx, 'id -un', { timeoutMs: 30_000 });
+        const started = Date.now();
+        const root = await bash(ctx, `set -e\n${def.installRoot}`, {
+          root: true,
+          timeoutMs: ctx.timeouts.setupMs,
+          env: { OSMOSIS_AGENT_USER: who.stdout.trim() || 'root' },
+        });
+        if (root.exitCode !== 0) throw fail('install (system packages)', root);
+        const user = await bash(ctx, `set -e\n${USER_PATH}\n${def.installUser}`, {
+          timeoutMs: Math.max(1000, ctx.timeouts.setupMs - (Date.now() - started)),
+        });
+        if (user.exitCode !== 0) throw fail('install', user);
       }
-      const check = await ctx.sandbox.exec(['/bin/sh', '-c', `command -v ${def.binary}`], {
-        timeoutMs: 30_000,
-      });
+      const check = await bash(ctx, present, { timeoutMs: 30_000 });
       if (check.exitCode !== 0) throw new Error(`${def.name}: installed, but ${def.binary} is not on PATH`);
     },
 
     async run(ctx: HarnessContext, instruction: string): Promise<HarnessRunResult> {
-      const prepared = installedAgentEnv(def, ctx, operatorEnv);
+      const mcp = parseMcpServers(ctx.task.config?.environment?.mcp_servers);
+      const prepared = installedAgentEnv(def, ctx, operatorEnv, mcp.servers);
       if ('error' in prepared) return prepared;
-      const { env, resolved } = prepared;
+      const { env, resolved, model } = prepared;
       if (resolved.memberNamedBaseUrl) {
         // the CLI connects from the sandbox; the worker refuses an endpoint the platform would not call itself
         try {
@@ -151,59 +193,135 @@ export function createInstalledHarness(
           throw error;
         }
       }
-      await ctx.sandbox.putFiles([{ path: INSTRUCTION_FILE, content: instruction, mode: 0o644 }]);
-      const started = Date.now();
-      const r = await ctx.sandbox.exec(['/bin/bash', '-c', def.command], {
+      for (const message of mcp.skipped)
+        ctx.log({ level: 'warn', step: 'agent', message: `${def.name}: MCP server left out: ${message}` });
+      const text = def.instruction ? def.instruction(instruction, mcp.servers) : instruction;
+      await ctx.sandbox.putFiles([{ path: INSTRUCTION_FILE, content: text, mode: 0o644 }]);
+      const version = await bash(ctx, `${USER_PATH}\n${def.versionCommand}`, {
         env,
-        timeoutMs: ctx.timeouts.agentMs,
-        signal: ctx.signal,
-        ...(ctx.task.agentUser ? { user: ctx.task.agentUser } : {}),
-        ...(ctx.task.workdir ? { workdir: ctx.task.workdir } : {}),
+        timeoutMs: 60_000,
+      }).catch(() => null);
+      const cliVersion =
+        version?.exitCode === 0 ? version.stdout.trim().split('\n')[0]?.slice(0, 200) || null : null;
+
+      // settings, MCP servers and skills, as the agent user (file contents travel as variables, never as code)
+      const files = def.configFiles?.(model, mcp.servers) ?? [];
+      const fileEnv: Record<string, string> = {};
+      const steps: string[] = [];
+      files.forEach((f, i) => {
+        fileEnv[`OSMOSIS_CONFIG_${i}`] = f.content;
+        steps.push(`p="${f.path}"; mkdir -p "$(dirname "$p")"; printf '%s' "$OSMOSIS_CONFIG_${i}" > "$p"`);
       });
-      const scrubber = createScrubber([...ctx.secrets, resolved.apiKey], { minLength: ctx.scrubMinLength });
-      await ctx.sandbox.putFiles([
-        { path: `${SANDBOX_PATHS.agentLogs}/${def.name}.stdout.txt`, content: scrubber.text(r.stdout) },
-        { path: `${SANDBOX_PATHS.agentLogs}/${def.name}.stderr.txt`, content: scrubber.text(r.stderr) },
-      ]);
-      // A file the CLI writes (its trajectory) is read for tokens; it stays in /logs/agent, where
-      // the pipeline collects it as an artifact.
-      const file = def.outputFile ? await ctx.sandbox.getFile(def.outputFile).catch(() => null) : null;
-      const parsed = def.parse(r.stdout, file?.toString('utf8'));
-      const price = loadPrices(operatorEnv).get(resolved.priceKey);
-      const cost = parsed.usage ? (costUsd(parsed.usage, price) ?? parsed.reportedCostUsd ?? null) : null;
-      const u = parsed.usage;
+      if (def.prepare) steps.push(def.prepare);
+      const skillsDir = ctx.task.config?.environment?.skills_dir;
+      if (def.skillsTo && skillsDir) {
+        fileEnv.OSMOSIS_SKILLS_DIR = skillsDir;
+        steps.push(
+          `if [ -d "$OSMOSIS_SKILLS_DIR" ]; then mkdir -p "${def.skillsTo}" && cp -r "$OSMOSIS_SKILLS_DIR"/. "${def.skillsTo}/" 2>/dev/null || true; fi`,
+        );
+      }
+      if (steps.length) {
+        const r = await bash(ctx, `set -e\n${steps.join('\n')}`, {
+          env: { ...env, ...fileEnv },
+          timeoutMs: 60_000,
+        });
+        if (r.exitCode !== 0)
+          return {
+            exitCode: null,
+            timedOut: false,
+            error: {
+              errorClass: 'harness_crash',
+              message: `${def.name}: writing its config failed: ${tail(r.stderr || r.stdout)}`,
+            },
+          };
+      }
+
+      const output = `${SANDBOX_PATHS.agentLogs}/${def.name}.txt`;
+      const started = Date.now();
+      const r = await bash(
+        ctx,
+        `${USER_PATH}\n${INSTRUCTION_PRELUDE}\n{\n${def.command}\n} </dev/null >"${output}" 2>&1`,
+        {
+          env,
+          timeoutMs: ctx.timeouts.agentMs,
+        },
+      );
+      const commandMs = Date.now() - started;
       ctx.log({
         level: 'info',
         step: 'agent',
         message: `${def.name} exited ${r.timedOut ? 'on timeout' : `with ${r.exitCode}`}`,
       });
+      if (def.collect && !ctx.signal.aborted)
+        await bash(ctx, def.collect, { env, timeoutMs: 120_000 }).catch(() => null);
+
+      // tokens: the CLI's output, read a piece at a time; else the files it writes as it goes
+      const outReader = def.output();
+      await readSandboxLines(ctx.sandbox, output, outReader, ctx.signal);
+      const parsed = outReader.done();
+      let usage = parsed.usage;
+      for (const source of def.usageFiles ?? []) {
+        if (usage) break;
+        const reader = source.reader();
+        for (const file of await findSandboxFiles(ctx.sandbox, source.dir, source.name))
+          await readSandboxLines(ctx.sandbox, file, reader, ctx.signal);
+        const fromFiles = reader.done();
+        if (fromFiles.usage) {
+          usage = fromFiles.usage;
+          parsed.reportedCostUsd = fromFiles.reportedCostUsd;
+        }
+      }
+      const scrubber = createScrubber([...ctx.secrets, resolved.apiKey], { minLength: ctx.scrubMinLength });
+      const price = loadPrices(operatorEnv).get(resolved.priceKey);
+      const cost = usage ? (costUsd(usage, price) ?? parsed.reportedCostUsd ?? null) : null;
+      const errors = parsed.errors ?? [];
       return {
         exitCode: r.exitCode,
         timedOut: r.timedOut,
-        ...(u
+        ...(usage
           ? {
               usage: {
-                inputTokens: u.input + u.cache_read + u.cache_write,
-                outputTokens: u.output,
-                cacheTokens: u.cache_read + u.cache_write,
+                // Harbor's n_input_tokens (every prompt token) and n_cache_tokens (cache reads)
+                inputTokens: usage.input + usage.cache_read + usage.cache_write,
+                outputTokens: usage.output,
+                cacheTokens: usage.cache_read,
                 costUsd: cost,
               },
             }
           : {}),
+        ...(errors.length
+          ? {
+              error: {
+                errorClass: 'provider' as const,
+                message: scrubber.text(`${def.name} reported errors: ${errors.slice(0, 3).join('; ')}`),
+              },
+            }
+          : {}),
         trajectory: scrubber.deep({
-          schema_version: 1,
+          schema_version: 2,
           harness: def.name,
+          cli_version: cliVersion,
           model: resolved.displayName,
           instruction,
           exit_code: r.exitCode,
           timed_out: r.timedOut,
           duration_ms: r.durationMs,
-          usage: u ?? null,
+          usage: usage ?? null,
           cost_usd: cost,
           reported_cost_usd: parsed.reportedCostUsd ?? null,
-          events: (parsed.events ?? []).slice(-MAX_EVENTS),
+          output_file: `agent/${def.name}.txt`,
+          events: parsed.events ?? [],
         }),
-        commandMs: Date.now() - started,
+        commandMs,
+        harnessInfo: {
+          harness: def.name,
+          version: cliVersion ?? def.version ?? 'unknown',
+          reference: { ...HARBOR_REFERENCE },
+          templates: null,
+          model_params: null,
+          max_turns: null,
+          summarize_threshold_tokens: null,
+        },
       };
     },
   };

@@ -4,6 +4,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  claudeCodeSessionReader,
+  codexSessionReader,
+  geminiSessionReader,
+  opencodeReader,
   parseClaudeCode,
   parseCodex,
   parseCursorCli,
@@ -11,6 +15,7 @@ import {
   parseMiniSweAgent,
   parseOpencode,
   parseOpenHands,
+  readAll,
 } from './parsers.ts';
 
 const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8');
@@ -184,21 +189,21 @@ describe('parsers with tokens already read (claude-code, codex, gemini-cli)', ()
     ).toEqual({ input: 40, output: 9, cache_read: 60, cache_write: 0 });
   });
 
-  it('gemini-cli: thinking tokens are output; a model without tokens is unknown', () => {
+  it('gemini-cli --output-format json: thinking and tool-use tokens are output; a model without tokens is unknown', () => {
     const json = JSON.stringify({
       response: 'done',
       stats: {
         models: {
           'gemini-2.5-pro': {
             api: { totalRequests: 2, totalErrors: 0, totalLatencyMs: 5053 },
-            tokens: { prompt: 24939, candidates: 20, total: 25113, cached: 21263, thoughts: 154, tool: 0 },
+            tokens: { prompt: 24939, candidates: 20, total: 25123, cached: 21263, thoughts: 154, tool: 10 },
           },
         },
       },
     });
     expect(parseGeminiCli(json).usage).toEqual({
       input: 3676,
-      output: 174,
+      output: 184,
       cache_read: 21263,
       cache_write: 0,
     });
@@ -224,5 +229,132 @@ describe('every parser on garbage', () => {
       '{"type":"result","usage":{"inputTokens":-5,"outputTokens":2.6,"cacheReadTokens":"7","cacheWriteTokens":null}}',
     );
     expect(out.usage).toEqual({ input: 0, output: 3, cache_read: 0, cache_write: 0 });
+  });
+});
+
+// Formats captured from the real CLIs at the pinned versions (test/harness-installed-real.test.ts).
+describe('readers of the real CLIs’ output and session files', () => {
+  it('codex: cache writes (cache_write_input_tokens, codex 0.171) are split out of the input', () => {
+    expect(
+      parseCodex(
+        '{"type":"turn.completed","usage":{"input_tokens":380,"cached_input_tokens":80,"cache_write_input_tokens":20,"output_tokens":30,"reasoning_output_tokens":0}}',
+      ).usage,
+    ).toEqual({ input: 280, output: 30, cache_read: 80, cache_write: 20 });
+  });
+
+  it('gemini-cli stream-json: the result stats (input_tokens with the cached; total adds thoughts and tool use)', () => {
+    const out = parseGeminiCli(
+      [
+        '{"type":"init","timestamp":"2026-11-30T19:26:13.644Z","session_id":"f2258474","model":"gemini-2.5-pro"}',
+        '{"type":"message","role":"assistant","content":"Writing.","delta":true}',
+        '{"type":"result","status":"success","stats":{"total_tokens":426,"input_tokens":380,"output_tokens":30,"cached":80,"input":300,"duration_ms":561,"tool_calls":1,"models":{"gemini-2.5-pro":{"total_tokens":426,"input_tokens":380,"output_tokens":30,"cached":80,"input":300}}}}',
+      ].join('\n'),
+    );
+    expect(out.usage).toEqual({ input: 300, output: 46, cache_read: 80, cache_write: 0 });
+    expect(out.events).toHaveLength(3);
+  });
+
+  it('gemini-cli session file: a message rewritten under its id counts once; thoughts and tool tokens are output', () => {
+    const msg = (id: string, input: number) =>
+      JSON.stringify({
+        id,
+        type: 'gemini',
+        content: 'x',
+        tokens: { input, output: 20, cached: 30, thoughts: 7, tool: 3, total: 0 },
+      });
+    const text = [
+      '{"sessionId":"s","projectHash":"p","kind":"main"}',
+      '{"id":"u1","type":"user","content":[{"text":"do it"}]}',
+      msg('a', 230),
+      '{"$set":{"lastUpdated":"2026-11-30T19:26:35.349Z"}}',
+      msg('a', 230),
+      msg('b', 150),
+    ].join('\n');
+    expect(readAll(geminiSessionReader(), text).usage).toEqual({
+      input: 320,
+      output: 60,
+      cache_read: 60,
+      cache_write: 0,
+    });
+    expect(readAll(geminiSessionReader(), '{"id":"u","type":"user"}').usage).toBeUndefined();
+  });
+
+  it('claude-code session files: each message counted once (one line per content block), across files', () => {
+    const line = (id: string, input: number) =>
+      JSON.stringify({
+        type: 'assistant',
+        message: {
+          id,
+          usage: {
+            input_tokens: input,
+            cache_creation_input_tokens: 7,
+            cache_read_input_tokens: 30,
+            output_tokens: 20,
+          },
+        },
+      });
+    const reader = claudeCodeSessionReader();
+    reader.file?.('/logs/agent/sessions/projects/-app/a.jsonl');
+    for (const l of [line('msg_1', 200), line('msg_1', 200), '{"type":"user"}']) reader.line(l);
+    reader.file?.('/logs/agent/sessions/projects/-app/subagents/b.jsonl');
+    reader.line(line('msg_2', 100));
+    expect(reader.done().usage).toEqual({ input: 300, output: 40, cache_read: 60, cache_write: 14 });
+    // the stream's assistant events carry output_tokens 1 before the message is complete: only the result counts
+    expect(
+      parseClaudeCode(
+        '{"type":"assistant","message":{"id":"m","usage":{"input_tokens":200,"output_tokens":1}}}',
+      ).usage,
+    ).toBeUndefined();
+  });
+
+  it('codex session rollouts: the last running total of each file, summed over files', () => {
+    const total = (input: number, cached: number, output: number) =>
+      JSON.stringify({
+        type: 'event_msg',
+        payload: {
+          type: 'token_count',
+          info: {
+            total_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output },
+          },
+        },
+      });
+    const reader = codexSessionReader();
+    reader.file?.('a.jsonl');
+    reader.line(total(100, 10, 5));
+    reader.line(total(300, 50, 9));
+    reader.file?.('b.jsonl');
+    reader.line(total(40, 0, 2));
+    expect(reader.done().usage).toEqual({ input: 290, output: 11, cache_read: 50, cache_write: 0 });
+    expect(
+      readAll(codexSessionReader(), '{"type":"event_msg","payload":{"type":"token_count","info":null}}')
+        .usage,
+    ).toBeUndefined();
+  });
+
+  it('cursor-cli: several result events are summed, as Harbor does', () => {
+    const result = (input: number) =>
+      JSON.stringify({
+        type: 'result',
+        usage: { inputTokens: input, outputTokens: 5, cacheReadTokens: 10, cacheWriteTokens: 1 },
+      });
+    expect(parseCursorCli([result(100), result(50)].join('\n')).usage).toEqual({
+      input: 150,
+      output: 10,
+      cache_read: 20,
+      cache_write: 2,
+    });
+  });
+
+  it('opencode: error events are reported (Harbor: the message, else the name)', () => {
+    const out = readAll(
+      opencodeReader(),
+      [
+        '{"type":"error","error":{"name":"APIError","data":{"message":"401 Unauthorized"}}}',
+        '{"type":"error","error":{"name":"ProviderInitError"}}',
+        '{"type":"error","error":"boom"}',
+      ].join('\n'),
+    );
+    expect(out.errors).toEqual(['401 Unauthorized', 'ProviderInitError', 'boom']);
+    expect(out.usage).toBeUndefined();
   });
 });

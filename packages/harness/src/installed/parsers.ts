@@ -1,8 +1,10 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: CLI output is read defensively, field by field
-// Token/cost readers for the installed CLI agents. Each reads the output its command line
-// produces (stdout, or the file the CLI writes, see `outputFile` in agents.ts). None throws: a
-// missing, partial or malformed output gives no usage (the attempt records null tokens), never
-// zeros; a field the format does not carry (e.g. cache writes on OpenAI) counts 0.
+// Token/cost readers for the installed CLI agents. Each is a line reader: the harness feeds it the
+// CLI's output file (or the session files the CLI writes) line by line, as read from the sandbox,
+// so a whole transcript never has to sit in memory and a run cut off by its timeout still reports
+// what it spent up to there. None throws: missing, partial or malformed output gives no usage (the
+// attempt records null tokens), never zeros; a counter the format lacks (cache writes on OpenAI)
+// counts 0. `parseX(text)` feeds a whole text (tests, small files).
 import type { TokenUsage } from '../models/types.ts';
 
 /** What an installed agent's output says about its run. */
@@ -10,9 +12,22 @@ export interface ParsedAgentOutput {
   usage?: TokenUsage;
   /** Cost the CLI itself reported (used when the platform's price table lacks the model). */
   reportedCostUsd?: number;
-  /** Structured events the CLI printed (stored in the trajectory). */
+  /** Structured events the CLI printed (the last ones; stored in the trajectory). */
   events?: unknown[];
+  /** Errors the CLI reported as events (opencode): the run failed for a reason that is not the model's work. */
+  errors?: string[];
 }
+
+/** Fed every line of one or more files, in order; `file` announces each new file. */
+export interface LineReader {
+  file?(path: string): void;
+  line(text: string): void;
+  done(): ParsedAgentOutput;
+}
+
+/** Events kept for the trajectory: the last ones, at most this many and this many bytes. */
+export const MAX_EVENTS = 2000;
+const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
 /** A token count: a finite number ≥ 0 (rounded), else undefined (unknown). */
 const count = (v: unknown): number | undefined =>
@@ -34,6 +49,7 @@ function fromPromptTotal(prompt: number, output: number, cacheRead: number, cach
   return { input: prompt - read - write, output, cache_read: read, cache_write: write };
 }
 
+const zero = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0 });
 function addInto(total: TokenUsage, u: TokenUsage): void {
   total.input += u.input;
   total.output += u.output;
@@ -41,155 +57,359 @@ function addInto(total: TokenUsage, u: TokenUsage): void {
   total.cache_write += u.cache_write;
 }
 
-function jsonLines(text: string): any[] {
-  const out: any[] = [];
-  for (const line of text.split('\n')) {
-    const t = line.trim();
-    if (!t.startsWith('{')) continue;
-    try {
-      out.push(JSON.parse(t));
-    } catch {
-      // not a JSON line
-    }
-  }
-  return out;
-}
-
-function parseJson(text: string | undefined): unknown {
-  if (!text) return undefined;
+function jsonLine(text: string): any {
+  const t = text.trim();
+  if (!t.startsWith('{')) return undefined;
   try {
-    return JSON.parse(text);
+    return JSON.parse(t);
   } catch {
     return undefined;
   }
 }
 
-/** claude-code `--output-format json|stream-json`: the final `{"type":"result", usage, total_cost_usd}`. */
-export function parseClaudeCode(stdout: string): ParsedAgentOutput {
-  const events = jsonLines(stdout);
-  const result = [...events].reverse().find((e) => e?.type === 'result');
-  const u = result?.usage;
-  if (!isObject(u) || (count(u.input_tokens) === undefined && count(u.output_tokens) === undefined)) {
-    return { events };
+/** The last events of a stream, bounded in count and bytes. */
+class EventTail {
+  #events: { event: unknown; bytes: number }[] = [];
+  #bytes = 0;
+  push(event: unknown, bytes: number): void {
+    this.#events.push({ event, bytes });
+    this.#bytes += bytes;
+    while (this.#events.length > MAX_EVENTS || (this.#bytes > MAX_EVENT_BYTES && this.#events.length > 1)) {
+      this.#bytes -= this.#events.shift()!.bytes;
+    }
   }
-  const reported = cost(result.total_cost_usd);
+  get events(): unknown[] {
+    return this.#events.map((e) => e.event);
+  }
+}
+
+/** A reader of JSON lines: `onEvent` sees each parsed object; every object is kept as an event. */
+function jsonLinesReader(
+  onEvent: (e: any) => void,
+  finish: () => Omit<ParsedAgentOutput, 'events'>,
+): LineReader {
+  const tail = new EventTail();
   return {
-    events,
-    usage: {
-      input: int(u.input_tokens),
-      output: int(u.output_tokens),
-      cache_read: int(u.cache_read_input_tokens),
-      cache_write: int(u.cache_creation_input_tokens),
+    line(text) {
+      const e = jsonLine(text);
+      if (!isObject(e)) return;
+      tail.push(e, text.length);
+      onEvent(e);
     },
-    ...(reported !== undefined ? { reportedCostUsd: reported } : {}),
+    done: () => ({ events: tail.events, ...finish() }),
   };
 }
 
-/** codex `exec --json`: JSONL events; `turn.completed` carries usage (cached tokens are part of input). */
-export function parseCodex(stdout: string): ParsedAgentOutput {
-  const events = jsonLines(stdout);
-  let input = 0;
-  let cached = 0;
-  let output = 0;
-  let seen = false;
-  for (const e of events) {
-    const u = e?.type === 'turn.completed' ? e.usage : undefined;
-    if (!isObject(u) || (count(u.input_tokens) === undefined && count(u.output_tokens) === undefined))
-      continue;
-    seen = true;
-    input += int(u.input_tokens);
-    cached += int(u.cached_input_tokens);
-    output += int(u.output_tokens);
-  }
-  if (!seen) return { events };
-  return { events, usage: fromPromptTotal(input, output, cached, 0) };
+/** Feeds a whole text to a reader (tests, and files small enough to read at once). */
+export function readAll(reader: LineReader, text: string | undefined): ParsedAgentOutput {
+  if (text) for (const line of text.split('\n')) reader.line(line);
+  return reader.done();
 }
 
-/**
- * gemini-cli `--output-format json`: `stats.models.<name>.tokens {prompt, candidates, cached,
- * thoughts, tool, total}`. `prompt` includes `cached`; thinking tokens are billed as output but
- * not counted in `candidates`, so output = candidates + thoughts.
- */
-export function parseGeminiCli(stdout: string): ParsedAgentOutput {
-  const events = jsonLines(stdout.replace(/\n(?=[^{])/g, ' '));
-  const last = events[events.length - 1];
-  const models = last?.stats?.models;
-  if (!isObject(models)) return { events };
-  let prompt = 0;
-  let cached = 0;
-  let output = 0;
-  let seen = false;
-  for (const m of Object.values<any>(models)) {
-    const t = m?.tokens;
-    if (!isObject(t) || (count(t.prompt) === undefined && count(t.candidates) === undefined)) continue;
-    seen = true;
-    prompt += int(t.prompt);
-    cached += int(t.cached);
-    output += int(t.candidates) + int(t.thoughts);
-  }
-  if (!seen) return { events };
-  return { events, usage: fromPromptTotal(prompt, output, cached, 0) };
-}
+// ── claude-code ─────────────────────────────────────────────────────────────────────────────────
 
 /**
- * cursor-agent `--print --output-format stream-json` (or `json`, which prints the result object
- * alone): the final `{"type":"result", usage: {inputTokens, outputTokens, cacheReadTokens,
- * cacheWriteTokens}}`. The counters are disjoint. Cursor reports no cost (a `totalCost`/`cost`
- * field is read if a version adds one). Older CLIs print no `usage`: unknown.
+ * `claude --output-format=stream-json`: the final `{"type":"result", usage, total_cost_usd}` holds
+ * the run's totals (every model it called). Assistant events carry a message's usage before its
+ * output is complete (output_tokens 1), so they are not summed: a run without a result line is
+ * read from its session files instead (claudeCodeSessionReader).
  */
-export function parseCursorCli(stdout: string): ParsedAgentOutput {
-  const events = jsonLines(stdout);
-  const result = [...events].reverse().find((e) => e?.type === 'result' && isObject(e.usage));
-  const u = result?.usage;
-  if (!isObject(u) || (count(u.inputTokens) === undefined && count(u.outputTokens) === undefined)) {
-    return { events };
-  }
-  const reported = cost(u.totalCost) ?? cost(u.cost);
-  return {
-    events,
-    usage: {
-      input: int(u.inputTokens),
-      output: int(u.outputTokens),
-      cache_read: int(u.cacheReadTokens),
-      cache_write: int(u.cacheWriteTokens),
+export function claudeCodeReader(): LineReader {
+  let result: any;
+  return jsonLinesReader(
+    (e) => {
+      if (e.type === 'result') result = e;
     },
-    ...(reported !== undefined ? { reportedCostUsd: reported } : {}),
-  };
+    () => {
+      const u = result?.usage;
+      if (!isObject(u) || (count(u.input_tokens) === undefined && count(u.output_tokens) === undefined))
+        return {};
+      const reported = cost(result.total_cost_usd);
+      return {
+        usage: {
+          input: int(u.input_tokens),
+          output: int(u.output_tokens),
+          cache_read: int(u.cache_read_input_tokens),
+          cache_write: int(u.cache_creation_input_tokens),
+        },
+        ...(reported !== undefined ? { reportedCostUsd: reported } : {}),
+      };
+    },
+  );
 }
 
 /**
- * opencode `run --format json`: one JSON event per line; each `step_finish` event carries the
- * step's `part.tokens {input, output, reasoning, cache: {read, write}}` (input excludes the cache
- * counters) and `part.cost` (0 when opencode has no price for the model). Summed over steps; a
- * part seen twice (same `part.id`) counts once.
+ * Claude Code's session files (`$CLAUDE_CONFIG_DIR/projects/…/*.jsonl`, subagents included),
+ * written as the run goes: each assistant message's final usage, repeated once per content block
+ * (same message id), counted once.
  */
-export function parseOpencode(stdout: string): ParsedAgentOutput {
-  const events = jsonLines(stdout);
-  const steps = new Map<string, any>();
+export function claudeCodeSessionReader(): LineReader {
+  const byMessage = new Map<string, TokenUsage>();
   let anonymous = 0;
-  for (const e of events) {
-    if (e?.type !== 'step_finish' || !isObject(e.part)) continue;
-    const id = typeof e.part.id === 'string' ? e.part.id : `#${anonymous++}`;
-    steps.set(id, e.part);
-  }
-  const total: TokenUsage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+  return {
+    line(text) {
+      const e = jsonLine(text);
+      const m = e?.type === 'assistant' && isObject(e.message) ? e.message : undefined;
+      const u = m?.usage;
+      if (!isObject(u) || (count(u.input_tokens) === undefined && count(u.output_tokens) === undefined))
+        return;
+      const id = typeof m.id === 'string' ? m.id : `#${anonymous++}`;
+      byMessage.set(id, {
+        input: int(u.input_tokens),
+        output: int(u.output_tokens),
+        cache_read: int(u.cache_read_input_tokens),
+        cache_write: int(u.cache_creation_input_tokens),
+      });
+    },
+    done() {
+      if (byMessage.size === 0) return {};
+      const total = zero();
+      for (const u of byMessage.values()) addInto(total, u);
+      return { usage: total };
+    },
+  };
+}
+
+// ── codex ───────────────────────────────────────────────────────────────────────────────────────
+
+/** codex `exec --json`: each `turn.completed` carries the turn's usage (input includes the cached tokens). */
+export function codexReader(): LineReader {
+  const total = { input: 0, cached: 0, written: 0, output: 0 };
+  let seen = false;
+  return jsonLinesReader(
+    (e) => {
+      const u = e.type === 'turn.completed' ? e.usage : undefined;
+      if (!isObject(u) || (count(u.input_tokens) === undefined && count(u.output_tokens) === undefined))
+        return;
+      seen = true;
+      total.input += int(u.input_tokens);
+      total.cached += int(u.cached_input_tokens);
+      total.written += int(u.cache_write_input_tokens);
+      total.output += int(u.output_tokens);
+    },
+    () => (seen ? { usage: fromPromptTotal(total.input, total.output, total.cached, total.written) } : {}),
+  );
+}
+
+/**
+ * Codex's session rollouts (`$CODEX_HOME/sessions/…/rollout-*.jsonl`, copied to /logs/agent/sessions),
+ * written as the run goes: the last `token_count` event of each file holds its running total.
+ */
+export function codexSessionReader(): LineReader {
+  const perFile: TokenUsage[] = [];
+  let current: TokenUsage | undefined;
+  const flush = () => {
+    if (current) perFile.push(current);
+    current = undefined;
+  };
+  return {
+    file: flush,
+    line(text) {
+      const e = jsonLine(text);
+      const info = e?.type === 'event_msg' && e.payload?.type === 'token_count' ? e.payload.info : undefined;
+      const u = isObject(info) ? info.total_token_usage : undefined;
+      if (!isObject(u) || (count(u.input_tokens) === undefined && count(u.output_tokens) === undefined))
+        return;
+      current = fromPromptTotal(
+        int(u.input_tokens),
+        int(u.output_tokens),
+        int(u.cached_input_tokens),
+        int(u.cache_write_input_tokens),
+      );
+    },
+    done() {
+      flush();
+      if (perFile.length === 0) return {};
+      const total = zero();
+      for (const u of perFile) addInto(total, u);
+      return { usage: total };
+    },
+  };
+}
+
+// ── gemini-cli ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * gemini-cli output: `--output-format stream-json`'s final `{"type":"result", stats: {input_tokens,
+ * cached, total_tokens}}` (input_tokens includes the cached ones; total adds candidates, thoughts
+ * and tool-use tokens, all of which count as output as Harbor counts them), or `--output-format
+ * json`'s `stats.models.<name>.tokens {prompt, candidates, cached, thoughts, tool}` on one line.
+ */
+export function geminiCliReader(): LineReader {
+  let usage: TokenUsage | undefined;
+  return jsonLinesReader(
+    (e) => {
+      const stats = e.stats;
+      if (!isObject(stats)) return;
+      if (e.type === 'result') {
+        const input = count(stats.input_tokens);
+        const total = count(stats.total_tokens);
+        if (input === undefined || total === undefined) return;
+        usage = fromPromptTotal(input, Math.max(0, total - input), int(stats.cached), 0);
+        return;
+      }
+      if (!isObject(stats.models)) return;
+      let prompt = 0;
+      let cached = 0;
+      let output = 0;
+      let seen = false;
+      for (const m of Object.values<any>(stats.models)) {
+        const t = m?.tokens;
+        if (!isObject(t) || (count(t.prompt) === undefined && count(t.candidates) === undefined)) continue;
+        seen = true;
+        prompt += int(t.prompt);
+        cached += int(t.cached);
+        output += int(t.candidates) + int(t.thoughts) + int(t.tool);
+      }
+      if (seen) usage = fromPromptTotal(prompt, output, cached, 0);
+    },
+    () => (usage ? { usage } : {}),
+  );
+}
+
+/**
+ * gemini-cli's session file (`~/.gemini/tmp/…/chats/session-*.jsonl`, copied to
+ * /logs/agent/gemini-cli.trajectory.jsonl as Harbor does), written as the run goes: a record per
+ * message, rewritten under the same id as it grows; `gemini` messages carry `tokens {input (with
+ * the cached ones), output, cached, thoughts, tool}`.
+ */
+export function geminiSessionReader(): LineReader {
+  const byId = new Map<string, TokenUsage>();
+  return {
+    line(text) {
+      const e = jsonLine(text);
+      if (!isObject(e) || typeof e.id !== 'string') return;
+      const t = e.type === 'gemini' ? e.tokens : undefined;
+      if (!isObject(t) || (count(t.input) === undefined && count(t.output) === undefined)) {
+        byId.delete(e.id);
+        return;
+      }
+      byId.set(
+        e.id,
+        fromPromptTotal(int(t.input), int(t.output) + int(t.thoughts) + int(t.tool), int(t.cached), 0),
+      );
+    },
+    done() {
+      if (byId.size === 0) return {};
+      const total = zero();
+      for (const u of byId.values()) addInto(total, u);
+      return { usage: total };
+    },
+  };
+}
+
+// ── cursor-cli ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * cursor-agent `--print --output-format stream-json`: `{"type":"result", usage: {inputTokens,
+ * outputTokens, cacheReadTokens, cacheWriteTokens}}` (disjoint counters), one per session part,
+ * summed as Harbor does. Cursor reports no cost (a `totalCost`/`cost` field is read if present).
+ */
+export function cursorCliReader(): LineReader {
+  const total = zero();
   let costSum = 0;
   let seen = false;
-  for (const part of steps.values()) {
-    const t = part.tokens;
-    if (!isObject(t) || (count(t.input) === undefined && count(t.output) === undefined)) continue;
-    seen = true;
-    const cache = isObject(t.cache) ? t.cache : {};
-    addInto(total, {
-      input: int(t.input),
-      output: int(t.output),
-      cache_read: int(cache.read),
-      cache_write: int(cache.write),
-    });
-    costSum += cost(part.cost) ?? 0;
+  return jsonLinesReader(
+    (e) => {
+      const u = e.type === 'result' ? e.usage : undefined;
+      if (!isObject(u) || (count(u.inputTokens) === undefined && count(u.outputTokens) === undefined)) return;
+      seen = true;
+      addInto(total, {
+        input: int(u.inputTokens),
+        output: int(u.outputTokens),
+        cache_read: int(u.cacheReadTokens),
+        cache_write: int(u.cacheWriteTokens),
+      });
+      costSum += cost(u.totalCost) ?? cost(u.cost) ?? 0;
+    },
+    () => (seen ? { usage: total, ...(costSum > 0 ? { reportedCostUsd: costSum } : {}) } : {}),
+  );
+}
+
+// ── opencode ────────────────────────────────────────────────────────────────────────────────────
+
+/** Harbor's message for an opencode error event: error.data.message, else its name, else the value. */
+function opencodeErrorMessage(error: unknown): string {
+  if (isObject(error)) {
+    const data = isObject(error.data) ? error.data.message : undefined;
+    return String(data || error.name || JSON.stringify(error));
   }
-  if (!seen) return { events };
-  return { events, usage: total, ...(costSum > 0 ? { reportedCostUsd: costSum } : {}) };
+  return String(error);
+}
+
+/**
+ * opencode `run --format json`: each `step_finish` event carries the step's `part.tokens {input,
+ * output, reasoning, cache: {read, write}}` (input excludes the cache counters) and `part.cost`
+ * (0 when opencode has no price for the model). Summed over steps; a part seen twice (same
+ * `part.id`) counts once. `error` events are collected: the attempt is an agent error.
+ */
+export function opencodeReader(): LineReader {
+  const steps = new Map<string, any>();
+  const errors: string[] = [];
+  let anonymous = 0;
+  return jsonLinesReader(
+    (e) => {
+      if (e.type === 'error') {
+        if (errors.length < 20) errors.push(opencodeErrorMessage(e.error).slice(0, 2000));
+        return;
+      }
+      if (e.type !== 'step_finish' || !isObject(e.part)) return;
+      const id = typeof e.part.id === 'string' ? e.part.id : `#${anonymous++}`;
+      steps.set(id, e.part);
+    },
+    () => {
+      const total = zero();
+      let costSum = 0;
+      let seen = false;
+      for (const part of steps.values()) {
+        const t = part.tokens;
+        if (!isObject(t) || (count(t.input) === undefined && count(t.output) === undefined)) continue;
+        seen = true;
+        const cache = isObject(t.cache) ? t.cache : {};
+        addInto(total, {
+          input: int(t.input),
+          output: int(t.output),
+          cache_read: int(cache.read),
+          cache_write: int(cache.write),
+        });
+        costSum += cost(part.cost) ?? 0;
+      }
+      return {
+        ...(seen ? { usage: total, ...(costSum > 0 ? { reportedCostUsd: costSum } : {}) } : {}),
+        ...(errors.length ? { errors } : {}),
+      };
+    },
+  );
+}
+
+// ── whole-file JSON trajectories (mini-swe-agent, OpenHands) ────────────────────────────────────
+
+const MAX_JSON_FILE_CHARS = 64 * 1024 * 1024;
+
+/** Joins the lines of one JSON document (bounded) and parses it at the end. */
+function jsonDocumentReader(parse: (doc: unknown) => ParsedAgentOutput): LineReader {
+  const parts: string[] = [];
+  let chars = 0;
+  let over = false;
+  return {
+    line(text) {
+      if (over) return;
+      chars += text.length + 1;
+      if (chars > MAX_JSON_FILE_CHARS) {
+        over = true;
+        return;
+      }
+      parts.push(text);
+    },
+    done() {
+      if (over || parts.length === 0) return {};
+      try {
+        return parse(JSON.parse(parts.join('\n')));
+      } catch {
+        return {};
+      }
+    },
+  };
 }
 
 /** One LiteLLM-style usage object (`prompt_tokens` includes cached and cache-creation tokens). */
@@ -211,25 +431,25 @@ function litellmUsage(u: Record<string, any>): TokenUsage | undefined {
  * usage per model call — `messages[].extra.response.usage` (LiteLLM chat completions, v1 and v2)
  * or `usage` of a message that is itself a Responses-API object (`object: "response"`, v2).
  */
-export function parseMiniSweAgent(stdout: string, trajectoryFile?: string): ParsedAgentOutput {
-  const events = jsonLines(stdout);
-  const traj = parseJson(trajectoryFile);
-  if (!isObject(traj)) return { events };
-  const total: TokenUsage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-  let seen = false;
-  for (const m of Array.isArray(traj.messages) ? traj.messages : []) {
-    if (!isObject(m)) continue;
-    const response = isObject(m.extra) && isObject(m.extra.response) ? m.extra.response : undefined;
-    const raw = isObject(response?.usage) ? response.usage : m.object === 'response' ? m.usage : undefined;
-    const u = isObject(raw) ? litellmUsage(raw) : undefined;
-    if (!u) continue;
-    seen = true;
-    addInto(total, u);
-  }
-  const stats = isObject(traj.info) && isObject(traj.info.model_stats) ? traj.info.model_stats : {};
-  const reported = cost(stats.instance_cost);
-  if (!seen) return { events };
-  return { events, usage: total, ...(reported !== undefined ? { reportedCostUsd: reported } : {}) };
+export function miniSweAgentTrajectoryReader(): LineReader {
+  return jsonDocumentReader((traj) => {
+    if (!isObject(traj)) return {};
+    const total = zero();
+    let seen = false;
+    for (const m of Array.isArray(traj.messages) ? traj.messages : []) {
+      if (!isObject(m)) continue;
+      const response = isObject(m.extra) && isObject(m.extra.response) ? m.extra.response : undefined;
+      const raw = isObject(response?.usage) ? response.usage : m.object === 'response' ? m.usage : undefined;
+      const u = isObject(raw) ? litellmUsage(raw) : undefined;
+      if (!u) continue;
+      seen = true;
+      addInto(total, u);
+    }
+    const stats = isObject(traj.info) && isObject(traj.info.model_stats) ? traj.info.model_stats : {};
+    const reported = cost(stats.instance_cost);
+    if (!seen) return {};
+    return { usage: total, ...(reported !== undefined ? { reportedCostUsd: reported } : {}) };
+  });
 }
 
 /**
@@ -238,32 +458,64 @@ export function parseMiniSweAgent(stdout: string, trajectoryFile?: string): Pars
  * completion_tokens, cache_read_tokens, cache_write_tokens}}`; the last one is the run's total.
  * `prompt_tokens` comes from LiteLLM and includes the cache counters.
  */
+export function openHandsTrajectoryReader(): LineReader {
+  return jsonDocumentReader((traj) => {
+    const list: unknown[] = Array.isArray(traj)
+      ? traj
+      : isObject(traj) && Array.isArray(traj.history)
+        ? traj.history
+        : [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const metrics = (list[i] as any)?.llm_metrics;
+      const acc = isObject(metrics) ? metrics.accumulated_token_usage : undefined;
+      if (!isObject(acc)) continue;
+      const prompt = count(acc.prompt_tokens);
+      const output = count(acc.completion_tokens);
+      if (prompt === undefined && output === undefined) continue;
+      const reported = cost(metrics.accumulated_cost);
+      return {
+        usage: fromPromptTotal(
+          prompt ?? 0,
+          output ?? 0,
+          int(acc.cache_read_tokens),
+          int(acc.cache_write_tokens),
+        ),
+        ...(reported !== undefined ? { reportedCostUsd: reported } : {}),
+      };
+    }
+    return {};
+  });
+}
+
+/** Events of a plain log (one JSON object per line where there is one). */
+export function eventsReader(): LineReader {
+  return jsonLinesReader(
+    () => {},
+    () => ({}),
+  );
+}
+
+// ── whole-text forms ────────────────────────────────────────────────────────────────────────────
+
+export const parseClaudeCode = (stdout: string) => readAll(claudeCodeReader(), stdout);
+export const parseCodex = (stdout: string) => readAll(codexReader(), stdout);
+export const parseGeminiCli = (stdout: string) => readAll(geminiCliReader(), stdout);
+export const parseCursorCli = (stdout: string) => readAll(cursorCliReader(), stdout);
+export const parseOpencode = (stdout: string) => readAll(opencodeReader(), stdout);
+/** The stdout's events, the usage from the trajectory file. */
+export function parseMiniSweAgent(stdout: string, trajectoryFile?: string): ParsedAgentOutput {
+  const { usage, reportedCostUsd } = readAll(miniSweAgentTrajectoryReader(), trajectoryFile);
+  return {
+    events: readAll(eventsReader(), stdout).events ?? [],
+    ...(usage ? { usage } : {}),
+    ...(reportedCostUsd !== undefined ? { reportedCostUsd } : {}),
+  };
+}
 export function parseOpenHands(stdout: string, trajectoryFile?: string): ParsedAgentOutput {
-  const events = jsonLines(stdout);
-  const traj = parseJson(trajectoryFile);
-  const list: unknown[] = Array.isArray(traj)
-    ? traj
-    : isObject(traj) && Array.isArray(traj.history)
-      ? traj.history
-      : [];
-  for (let i = list.length - 1; i >= 0; i--) {
-    const metrics = (list[i] as any)?.llm_metrics;
-    const acc = isObject(metrics) ? metrics.accumulated_token_usage : undefined;
-    if (!isObject(acc)) continue;
-    const prompt = count(acc.prompt_tokens);
-    const output = count(acc.completion_tokens);
-    if (prompt === undefined && output === undefined) continue;
-    const reported = cost(metrics.accumulated_cost);
-    return {
-      events,
-      usage: fromPromptTotal(
-        prompt ?? 0,
-        output ?? 0,
-        int(acc.cache_read_tokens),
-        int(acc.cache_write_tokens),
-      ),
-      ...(reported !== undefined ? { reportedCostUsd: reported } : {}),
-    };
-  }
-  return { events };
+  const { usage, reportedCostUsd } = readAll(openHandsTrajectoryReader(), trajectoryFile);
+  return {
+    events: readAll(eventsReader(), stdout).events ?? [],
+    ...(usage ? { usage } : {}),
+    ...(reportedCostUsd !== undefined ? { reportedCostUsd } : {}),
+  };
 }
