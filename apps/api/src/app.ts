@@ -20,6 +20,7 @@ import { errorHandler, notFoundHandler } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { rejectMalformedInput } from './input-rules.ts';
 import { type LogLevel, loggerOptions } from './logger.ts';
+import { registerMetrics } from './metrics.ts';
 import { AuthFailureLimiter } from './rate-limit.ts';
 import { routes } from './routes/index.ts';
 
@@ -75,6 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.addHook('preValidation', rejectMalformedInput); // NUL, lone surrogates, deep JSON → 400 (input-rules.ts)
+  registerMetrics(app); // GET /metrics and the request histogram (metrics.ts)
 
   app.decorate('db', deps.db);
   app.decorate('redis', deps.redis);

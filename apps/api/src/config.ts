@@ -55,6 +55,8 @@ export const ApiEnv = z.object({
   OSMOSIS_SKIP_MIGRATIONS: z.enum(['0', '1', 'true', 'false']).default('0'),
   /** the egress allowlist (git, registry and model-endpoint destinations) and archive limits */
   ...sourcesEnvShape,
+  /** bearer token GET /metrics requires; unset: /metrics is off (metrics.ts) */
+  OSMOSIS_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 });
 
 export interface ApiConfig {
@@ -76,6 +78,8 @@ export interface ApiConfig {
   /** DNS for checking member-named destinations (tests inject one); default: the system's */
   egressResolve?: ResolveAll;
   rankedMaxErroredShare: number;
+  /** OSMOSIS_METRICS_TOKEN: GET /metrics needs it as a bearer token; null: /metrics is off */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -122,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     trustProxy: e.OSMOSIS_TRUST_PROXY === '1' || e.OSMOSIS_TRUST_PROXY === 'true',
     sources: sourcesConfig(e),
     rankedMaxErroredShare: e.OSMOSIS_RANKED_MAX_ERRORED_SHARE,
+    metricsToken: e.OSMOSIS_METRICS_TOKEN ?? null,
   };
 }
 

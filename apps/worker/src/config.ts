@@ -6,7 +6,9 @@ import { DEFAULT_DATABASE_URL } from '@osmosis/db';
 import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL } from '@osmosis/queues';
 import { DEFAULT_TASK_LIMITS, TASK_LIMIT_ENV_NAMES, TaskLimitsShape } from '@osmosis/tasks';
 import { z } from 'zod';
+import { DEFAULT_METRICS_CONFIG, METRICS_ENV_NAMES, metricsConfigShape } from './metrics/config.ts';
 import { DEFAULT_SOURCES_CONFIG, SOURCES_ENV_NAMES, sourcesConfigShape } from './sources-config.ts';
+import { DEFAULT_WEBHOOK_CONFIG, WEBHOOK_ENV_NAMES, webhookConfigShape } from './webhooks/config.ts';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
@@ -54,6 +56,8 @@ export const WorkerConfig = z.object({
   /** period of the storage watchdog on engines without a storage quota (one size query per sandbox) */
   storageWatchMs: int(100).max(60_000),
   ...sourcesConfigShape,
+  ...webhookConfigShape,
+  ...metricsConfigShape,
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 
@@ -75,6 +79,8 @@ const ENV_NAMES: Record<keyof WorkerConfig, string> = {
   ...TASK_LIMIT_ENV_NAMES,
   storageWatchMs: 'OSMOSIS_STORAGE_WATCH_MS',
   ...SOURCES_ENV_NAMES,
+  ...WEBHOOK_ENV_NAMES,
+  ...METRICS_ENV_NAMES,
   engineRequeueLimit: 'OSMOSIS_ENGINE_REQUEUE_LIMIT',
   engineProbeMaxMs: 'OSMOSIS_ENGINE_PROBE_MAX_MS',
 };
@@ -93,6 +99,8 @@ export const DEFAULT_WORKER_CONFIG = {
   ...DEFAULT_TASK_LIMITS,
   storageWatchMs: 1_000,
   ...DEFAULT_SOURCES_CONFIG,
+  ...DEFAULT_WEBHOOK_CONFIG,
+  ...DEFAULT_METRICS_CONFIG,
 };
 
 export class ConfigError extends Error {

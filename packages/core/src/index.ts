@@ -7,3 +7,4 @@ export * from './scrub/index.ts';
 export * from './secret-crypto.ts';
 export * from './task-selection.ts';
 export * from './tokens.ts';
+export * from './webhook-signature.ts';

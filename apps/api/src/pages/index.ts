@@ -26,6 +26,7 @@ import { benchmarkPage, benchmarksPage } from './benchmarks.ts';
 import { callApi, contexts, ctxOf, errorPage, ok, PageError, page, send } from './context.ts';
 import { type Html, html, layout } from './html.ts';
 import { operatorsPage } from './operators.ts';
+import { queuesPage } from './queues.ts';
 import { attemptPage, runPage, runsPage, stopConfirmPage } from './runs.ts';
 import { LOGIN_CSRF_COOKIE, registerPageSessions, SESSION_COOKIE } from './session.ts';
 
@@ -170,6 +171,7 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
       ),
     );
     signed.get('/operators', hide, async (request, reply) => operatorsPage(ctxOf(request), reply));
+    signed.get('/queues', hide, async (request, reply) => queuesPage(ctxOf(request), reply)); // queue view (owners)
     signed.get('/runs', hide, async (request, reply) =>
       runsPage(ctxOf(request), reply, request.query as Record<string, string>),
     );

@@ -6,11 +6,13 @@ import { benchmarkRoutes } from './benchmarks.ts';
 import { endpointHostRoutes } from './endpoint-hosts.ts';
 import { meRoutes } from './me.ts';
 import { memberRoutes } from './members.ts';
+import { queueRoutes } from './queues.ts';
 import { resultRoutes } from './results.ts';
 import { runRoutes } from './runs.ts';
 import { secretRoutes } from './secrets.ts';
 import { submitRoutes } from './submit.ts';
 import { tokenRoutes } from './tokens.ts';
+import { webhookRoutes } from './webhooks.ts';
 import { workerRoutes } from './workers.ts';
 import { workspaceRoutes } from './workspaces.ts';
 
@@ -26,5 +28,7 @@ export const routes: FastifyPluginAsyncZod[] = [
   submitRoutes,
   endpointHostRoutes,
   workerRoutes,
+  webhookRoutes,
+  queueRoutes,
   // append route modules above this line, one per line
 ];

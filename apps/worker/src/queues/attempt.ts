@@ -26,6 +26,7 @@ import {
   renewLease,
   requeueAttempt,
 } from '../attempts/lease.ts';
+import { afterResultWritten } from '../metrics/attempt-results.ts';
 import type { QueueModule, WorkerContext } from './types.ts';
 
 type AbortReason = 'stopped' | 'lease-lost' | 'shutdown';
@@ -317,6 +318,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         const written = await finalizeAttempt(db, attemptId, token, result, options);
         ctx.database.succeeded();
         if (written.kind === 'stale') return await discardStale(entry, token, result, startedAt);
+        afterResultWritten(ctx, attemptId, entry.runId, result, written); // metrics, webhook wake (metrics/attempt-results.ts)
         logger.info({ attemptId, ...written }, 'attempt result written');
         return written;
       } catch (error) {

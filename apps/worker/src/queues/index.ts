@@ -3,10 +3,12 @@
 import { attemptModule } from './attempt.ts';
 import { benchmarkSyncModule } from './benchmark-sync.ts';
 import { healthModule } from './health.ts';
+import { metricsModule } from './metrics.ts';
 import { presenceModule } from './presence.ts';
 import { reconcilerModule } from './reconciler.ts';
 import { runDispatchModule } from './run-dispatch.ts';
 import type { QueueModule } from './types.ts';
+import { webhookDeliveryModule } from './webhook-delivery.ts';
 
 export const QUEUE_MODULES: readonly QueueModule[] = [
   healthModule,
@@ -15,6 +17,8 @@ export const QUEUE_MODULES: readonly QueueModule[] = [
   attemptModule,
   reconcilerModule,
   presenceModule,
+  webhookDeliveryModule,
+  metricsModule,
 ];
 
 export type { QueueModule, QueueModuleInstance, WorkerContext } from './types.ts';

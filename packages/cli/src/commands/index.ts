@@ -52,4 +52,14 @@ export const commandGroups: CommandGroup[] = [
     summary: 'Add and inspect benchmarks, submit and follow runs',
     load: () => import('./benchmark-group.ts'),
   },
+  {
+    name: 'webhook',
+    summary: 'Run notifications: add, list, delete webhooks, see their deliveries (admins)',
+    load: () => import('./webhook.ts'),
+  },
+  {
+    name: 'completion',
+    summary: 'Print a shell completion script: bash, zsh or fish',
+    load: () => import('./completion.ts'),
+  },
 ];

@@ -1,0 +1,143 @@
+// What the worker records once an attempt's result is stored (one call in queues/attempt.ts):
+// the attempt counters, model usage by provider, phase durations read from the stored row and its
+// events, the dispatch lag from the stored times — and, when the run ended, the announcement that
+// wakes the webhook sweep. Never throws: metrics must not cost a result.
+import { MODEL_PROVIDERS } from '@osmosis/contracts';
+import type { ExecutionResult } from '../attempts/executor.ts';
+import type { FinalizeResult } from '../attempts/lease.ts';
+import type { WorkerContext } from '../queues/types.ts';
+import { announceRunEnded } from '../queues/webhook-delivery.ts';
+import { type AttemptPhase, errorClassLabel, workerMetrics } from './registry.ts';
+
+const TERMINAL_RUN = new Set(['finished', 'failed', 'stopped']);
+
+/** A provider as a label value: a built-in provider's name, `endpoint`, `hosted`, `none` or `other`. */
+export function providerLabel(modelType: string, model: string | null | undefined): string {
+  if (modelType !== 'provider')
+    return ['endpoint', 'hosted', 'none'].includes(modelType) ? modelType : 'other';
+  const name = (model ?? '').split('/')[0] ?? '';
+  return Object.hasOwn(MODEL_PROVIDERS, name) ? name : 'other';
+}
+
+interface StoredTimes {
+  started_at: Date | null;
+  dispatched_at: Date | null;
+  not_before: Date | null;
+  model_type: string;
+  model: string;
+  judge_model: string | null;
+}
+
+interface StoredEvent {
+  step: string;
+  message: string;
+  timestamp: Date;
+}
+
+/**
+ * Phases from the events of one try (oldest first, from its start): the image is ready at the
+ * `image … ready`/`built image …` event, the sandbox at `sandbox … started`; teardown runs from the
+ * last event of the verifier (or agent) phase to the closing `attempt … in N ms` event.
+ */
+export function phasesFromEvents(
+  startedAt: Date,
+  events: StoredEvent[],
+): Partial<Record<AttemptPhase, number>> {
+  const out: Partial<Record<AttemptPhase, number>> = {};
+  const at = (e: StoredEvent | undefined) => e?.timestamp.getTime();
+  const image = events.find(
+    (e) => e.step === 'environment' && /^(built image |image .* ready)/.test(e.message),
+  );
+  const sandbox = events.find((e) => e.step === 'environment' && /^sandbox .* started/.test(e.message));
+  const closing = events.findLast((e) => e.step === 'teardown' && /^attempt .* in \d+ ms$/.test(e.message));
+  const lastWork = events.findLast((e) => e.step === 'verifier' || e.step === 'agent');
+  const seconds = (from: number | undefined, to: number | undefined) =>
+    from !== undefined && to !== undefined && to >= from ? (to - from) / 1000 : undefined;
+  const imageS = seconds(startedAt.getTime(), at(image));
+  const sandboxS = seconds(at(image), at(sandbox));
+  const teardownS = seconds(at(lastWork), at(closing));
+  if (imageS !== undefined) out.image = imageS;
+  if (sandboxS !== undefined) out.sandbox_create = sandboxS;
+  if (teardownS !== undefined) out.teardown = teardownS;
+  return out;
+}
+
+async function observe(
+  ctx: WorkerContext,
+  attemptId: string,
+  runId: string,
+  result: ExecutionResult,
+  written: FinalizeResult,
+): Promise<void> {
+  const m = workerMetrics(ctx);
+  if (written.kind === 'written')
+    m.attempts.inc({
+      outcome: written.outcome,
+      error_class: errorClassLabel(written.outcome === 'passed' ? null : result.errorClass),
+    });
+  else if (written.kind === 'retry') m.retries.inc({ error_class: errorClassLabel(result.errorClass) });
+  else return;
+
+  const rows = await ctx.db.$queryRaw<StoredTimes[]>`
+    SELECT a.started_at, a.dispatched_at, a.not_before, ra.model_type, ra.model, r.judge_model
+    FROM attempts a JOIN run_agents ra ON ra.id = a.agent_id JOIN runs r ON r.id = a.run_id
+    WHERE a.id = ${attemptId}::uuid`;
+  const row = rows[0];
+  if (!row) return;
+  const provider = providerLabel(row.model_type, row.model);
+  const tokens: [string, number | null | undefined][] = [
+    ['input', result.inputTokens],
+    ['output', result.outputTokens],
+    ['cache', result.cacheTokens],
+  ];
+  for (const [kind, n] of tokens) if (n) m.modelTokens.inc({ provider, role: 'agent', kind }, n);
+  if (result.costUsd) m.modelCostUsd.inc({ provider, role: 'agent' }, result.costUsd);
+  const judge = row.judge_model ? providerLabel('provider', row.judge_model) : 'none';
+  if (result.judgeInputTokens)
+    m.modelTokens.inc({ provider: judge, role: 'judge', kind: 'input' }, result.judgeInputTokens);
+  if (result.judgeOutputTokens)
+    m.modelTokens.inc({ provider: judge, role: 'judge', kind: 'output' }, result.judgeOutputTokens);
+  if (result.judgeCostUsd) m.modelCostUsd.inc({ provider: judge, role: 'judge' }, result.judgeCostUsd);
+
+  const recorded: [AttemptPhase, number | null | undefined][] = [
+    ['environment', result.envMs],
+    ['agent_setup', result.agentSetupMs],
+    ['agent', result.agentMs],
+    ['verifier', result.verifierMs],
+  ];
+  for (const [phase, ms] of recorded)
+    if (ms !== null && ms !== undefined) m.phaseSeconds.observe({ phase }, ms / 1000);
+
+  if (row.started_at) {
+    // the try's own events, newest first through the (run_id, id) index, then oldest first
+    const events = await ctx.db.$queryRaw<StoredEvent[]>`
+      SELECT step, message, "timestamp" FROM run_events
+      WHERE run_id = ${runId}::uuid AND attempt_id = ${attemptId}::uuid AND "timestamp" >= ${row.started_at}
+      ORDER BY id DESC LIMIT 200`;
+    const phases = phasesFromEvents(row.started_at, events.reverse());
+    for (const [phase, s] of Object.entries(phases)) m.phaseSeconds.observe({ phase }, s);
+    if (row.dispatched_at) {
+      const due = Math.max(row.dispatched_at.getTime(), row.not_before?.getTime() ?? 0);
+      const lag = (row.started_at.getTime() - due) / 1000;
+      if (lag >= 0) m.dispatchLagSeconds.observe(lag);
+    }
+  }
+}
+
+/** Called once the attempt's result (or retry) is stored; fire and forget. */
+export function afterResultWritten(
+  ctx: WorkerContext,
+  attemptId: string,
+  runId: string,
+  result: ExecutionResult,
+  written: FinalizeResult,
+): void {
+  if (written.kind === 'written' && written.runStatus && TERMINAL_RUN.has(written.runStatus))
+    announceRunEnded(ctx, runId);
+  observe(ctx, attemptId, runId, result, written).catch((error) =>
+    ctx.logger.debug(
+      { attemptId, err: error instanceof Error ? error.message : String(error) },
+      'metrics not recorded',
+    ),
+  );
+}

@@ -1,0 +1,163 @@
+// Run notifications: a workspace's admins register webhooks; the worker POSTs each event to them,
+// signed with HMAC-SHA256 of a secret that is write-only (encrypted at rest, never returned).
+//   GET    /v1/webhooks                    admins and owners
+//   POST   /v1/webhooks                    admins and owners; 201
+//   DELETE /v1/webhooks/:id                admins and owners (its delivery log goes with it)
+//   GET    /v1/webhooks/:id/deliveries     admins and owners: status, tries, last error
+import { z } from 'zod';
+import { dataOf, listOf, PageQuery, Timestamp } from './common.ts';
+import { SecretUser } from './secrets.ts';
+
+/**
+ * Events a webhook can subscribe to. `budget.reached` is sent once workspace budgets exist
+ * (a later issue); it is accepted now so a subscription does not have to change.
+ */
+export const WEBHOOK_EVENTS = ['run.finished', 'run.failed', 'run.stopped', 'budget.reached'] as const;
+export const WebhookEvent = z.enum(WEBHOOK_EVENTS);
+export type WebhookEvent = z.infer<typeof WebhookEvent>;
+
+/** The run events, in the order a run's status names them (`finished` → `run.finished`). */
+export const RUN_WEBHOOK_EVENTS = ['run.finished', 'run.failed', 'run.stopped'] as const;
+
+export const MAX_WEBHOOKS_PER_WORKSPACE = 20;
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+export const MIN_WEBHOOK_SECRET_LENGTH = 16;
+export const MAX_WEBHOOK_SECRET_LENGTH = 256;
+
+/** Headers of every delivery. The signature is `sha256=` + hex HMAC-SHA256(secret, `${timestamp}.${body}`). */
+export const WEBHOOK_HEADERS = {
+  event: 'x-osmosis-event',
+  delivery: 'x-osmosis-delivery',
+  timestamp: 'x-osmosis-timestamp',
+  signature: 'x-osmosis-signature',
+} as const;
+
+/** An http(s) URL without credentials: what a webhook may be sent to (its address is checked apart). */
+export const WebhookUrl = z
+  .string()
+  .min(1, 'the URL is empty')
+  .max(MAX_WEBHOOK_URL_LENGTH, `a webhook URL has at most ${MAX_WEBHOOK_URL_LENGTH} characters`)
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not a URL: give an absolute http:// or https:// URL' });
+      return;
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      ctx.addIssue({
+        code: 'custom',
+        message: `the scheme ${url.protocol} is not allowed: use https:// or http://`,
+      });
+    if (url.username || url.password)
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'a webhook URL may not carry a user name or password (it is stored as text and shown to admins): the receiver checks the signature header instead',
+      });
+    if (url.hash) ctx.addIssue({ code: 'custom', message: 'a webhook URL has no #fragment' });
+  });
+
+export const CreateWebhookBody = z.strictObject({
+  url: WebhookUrl,
+  events: z
+    .array(WebhookEvent)
+    .min(1, 'name at least one event')
+    .max(WEBHOOK_EVENTS.length)
+    .refine((events) => new Set(events).size === events.length, 'an event is listed twice')
+    .default([...RUN_WEBHOOK_EVENTS]),
+  /** the HMAC-SHA256 key; write-only: encrypted at rest, never returned or logged */
+  secret: z
+    .string()
+    .min(MIN_WEBHOOK_SECRET_LENGTH, `the secret needs at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`)
+    .max(MAX_WEBHOOK_SECRET_LENGTH, `the secret has at most ${MAX_WEBHOOK_SECRET_LENGTH} characters`),
+  description: z.string().max(200).optional(),
+});
+export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
+
+export const WebhookParams = z.object({ id: z.string().max(64) });
+export type WebhookParams = z.infer<typeof WebhookParams>;
+
+export const ListWebhooksQuery = PageQuery;
+export const ListWebhookDeliveriesQuery = PageQuery;
+
+export const WebhookDeliveryStatus = z.enum(['pending', 'delivering', 'retrying', 'succeeded', 'failed']);
+export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatus>;
+
+/** A webhook as admins see it: never its secret. */
+export const WebhookInfo = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(WebhookEvent),
+  description: z.string().nullable(),
+  created_by: SecretUser.nullable(),
+  created_at: Timestamp,
+  /** the most recent delivery, if any */
+  last_delivery: z
+    .object({ status: WebhookDeliveryStatus, event: WebhookEvent, created_at: Timestamp })
+    .nullable(),
+});
+export type WebhookInfo = z.infer<typeof WebhookInfo>;
+
+export const ListWebhooksResponse = listOf(WebhookInfo);
+export type ListWebhooksResponse = z.infer<typeof ListWebhooksResponse>;
+export const CreateWebhookResponse = dataOf(WebhookInfo);
+export type CreateWebhookResponse = z.infer<typeof CreateWebhookResponse>;
+export const DeleteWebhookResponse = dataOf(z.object({ id: z.string(), deleted: z.literal(true) }));
+export type DeleteWebhookResponse = z.infer<typeof DeleteWebhookResponse>;
+
+/** One event's delivery to one webhook: its tries so far and how the last one went. */
+export const WebhookDelivery = z.object({
+  id: z.string(),
+  webhook_id: z.string(),
+  event: WebhookEvent,
+  run_id: z.string().nullable(),
+  run_name: z.string().nullable(),
+  status: WebhookDeliveryStatus,
+  /** tries made so far */
+  attempts: z.number().int().min(0),
+  max_attempts: z.number().int().min(1),
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  next_attempt_at: Timestamp.nullable(),
+  delivered_at: Timestamp.nullable(),
+  created_at: Timestamp,
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const ListWebhookDeliveriesResponse = listOf(WebhookDelivery);
+export type ListWebhookDeliveriesResponse = z.infer<typeof ListWebhookDeliveriesResponse>;
+
+/** The JSON body POSTed to a receiver. */
+export const WebhookPayload = z.object({
+  /** the delivery id (also the `x-osmosis-delivery` header): the same on every retry, for de-duplication */
+  id: z.string(),
+  event: WebhookEvent,
+  created_at: Timestamp,
+  workspace: z.string(),
+  run: z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      status: z.string(),
+      benchmark: z.string(),
+      task_count: z.number().int(),
+      created_at: Timestamp,
+      finished_at: Timestamp.nullable(),
+      error_message: z.string().nullable(),
+      totals: z.object({
+        passed: z.number().int(),
+        failed: z.number().int(),
+        errored: z.number().int(),
+        cancelled: z.number().int(),
+      }),
+    })
+    .nullable(),
+});
+export type WebhookPayload = z.infer<typeof WebhookPayload>;
+
+/** The worker's delivery queue: one job per try of a delivery (job id `<delivery>-<try>`). */
+export const WEBHOOK_QUEUE = 'webhook-delivery';
+export const WebhookDeliveryJob = z.object({ deliveryId: z.uuid() });
+export type WebhookDeliveryJob = z.infer<typeof WebhookDeliveryJob>;

@@ -1,0 +1,48 @@
+// The queue view page (/queues) through a signed-in session: owners see every queue with its jobs
+// by state under the pages' strict CSP; admins get the API's 403 page; signed out, /login.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SeededMember, startTestApi, type TestApi } from '../apps/api/src/testing.ts';
+import { createQueues } from '../packages/queues/src/index.ts';
+import { get, signIn } from './pages-support.ts';
+
+let api: TestApi;
+let owner: SeededMember;
+let admin: SeededMember;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  owner = await api.seedWorkspace();
+  admin = await api.addMember(owner.workspaceId, 'admin');
+  // two waiting sync jobs (no worker consumes this test's queue prefix)
+  const queues = createQueues(api.redis, api.app.config.queuePrefix);
+  await queues.benchmarkSync.add('sync', { benchmarkId: crypto.randomUUID() }, { jobId: 'page-test-1' });
+  await queues.benchmarkSync.add('sync', { benchmarkId: crypto.randomUUID() }, { jobId: 'page-test-2' });
+  await queues.close();
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+describe('/queues', () => {
+  it('shows owners every queue and its waiting jobs, with the pages CSP', async () => {
+    const who = await signIn(api.url, owner.token);
+    const res = await get(api.url, '/queues', who);
+    expect(res.status, res.text.slice(0, 500)).toBe(200);
+    expect(res.headers.get('content-security-policy')).toMatch(/script-src/);
+    for (const name of ['health', 'benchmark-sync', 'run-dispatch', 'attempt', 'webhook-delivery'])
+      expect(res.text).toContain(`<code>${name}</code>`);
+    expect(res.text).toMatch(/<code>benchmark-sync<\/code>.*?<td class="n">2<\/td>/s);
+    // read only: the layout's sign-out is the only form
+    expect([...res.text.matchAll(/<form[^>]*action="([^"]*)"/g)].map((m) => m[1])).toEqual(['/logout']);
+  });
+
+  it('refuses admins (403) and sends the signed-out to /login', async () => {
+    const who = await signIn(api.url, admin.token);
+    const res = await get(api.url, '/queues', who);
+    expect(res.status).toBe(403);
+    const out = await get(api.url, '/queues', null);
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/login');
+  });
+});
