@@ -159,7 +159,12 @@ async function deploymentScope(): Promise<string | null> {
   return deployment.code === 0 && /^[0-9a-f-]{36}$/.test(id) ? `osmosis-${id}` : null;
 }
 
-describe('the compose stack', () => {
+// Building the stack's images fetches Debian packages and npm packages from the internet (20–30
+// minutes on a machine that never built them), and test traffic stays on loopback: the stack run
+// is opt-in. OSMOSIS_COMPOSE_TEST=1 runs it (docs/operations.md); the file checks above always run.
+const runStack = process.env.OSMOSIS_COMPOSE_TEST === '1';
+
+describe.skipIf(!runStack)('the compose stack (OSMOSIS_COMPOSE_TEST=1)', () => {
   beforeAll(async () => {
     if (!COMPOSE)
       throw new Error(
