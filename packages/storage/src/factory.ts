@@ -144,3 +144,19 @@ export function storageFromProcessEnv(): ArtifactStorage {
   if (shared?.signature !== signature) shared = { signature, storage: createStorage(settings) };
   return shared.storage;
 }
+
+/** The configured storage, with its local folder (for OSMOSIS_STORAGE=local) at `dataDir`. */
+export function storageForDataDir(dataDir: string, env: NodeJS.ProcessEnv = process.env): ArtifactStorage {
+  return createStorageFromEnv({ ...env, OSMOSIS_DATA_DIR: dataDir });
+}
+
+/** What is wrong with the storage settings in `env`, as a line naming the setting, or null. */
+export function storageSettingsProblem(env: NodeJS.ProcessEnv = process.env): string | null {
+  try {
+    storageSettingsFromEnv(env);
+    return null;
+  } catch (error) {
+    if (error instanceof StorageSettingsError) return error.message;
+    throw error;
+  }
+}

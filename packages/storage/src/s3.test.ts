@@ -157,6 +157,7 @@ describe('S3Storage against a failing or unusual store', () => {
       const message = (error as Error).message;
       expect(message).toContain(`bucket "${server.bucket}" at http://127.0.0.1:${port}`);
       expect(message).toMatch(/ECONNREFUSED/);
+      expect((error as StorageUnavailableError).code).toBe('ECONNREFUSED');
       expect(message).not.toContain(secret);
     }
   });

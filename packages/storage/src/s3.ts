@@ -94,6 +94,14 @@ function sliceBytes(source: Readable, range: ByteRange, offset: number): Readabl
   return slicer;
 }
 
+/** The errno-style code of a network failure (the API answers those with 503), if any. */
+function networkCodeOf(error: unknown): string | undefined {
+  const e = error as { code?: unknown; errors?: unknown[] };
+  if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return e.code;
+  if (Array.isArray(e?.errors)) return networkCodeOf(e.errors[0]);
+  return undefined;
+}
+
 function isValidKey(key: string): boolean {
   try {
     validateKey(key);
@@ -141,6 +149,7 @@ export class S3Storage implements ArtifactStorage {
   private failure(action: string, key: string, error: unknown): StorageUnavailableError {
     return new StorageUnavailableError(
       `object storage ${this.where} could not ${action} ${JSON.stringify(key)}: ${reasonOf(error)}`,
+      networkCodeOf(error),
     );
   }
 

@@ -67,9 +67,12 @@ export class StorageTooLargeError extends Error {
 
 /** The store itself failed or cannot be reached; the message names where it is, never a credential. */
 export class StorageUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** the network error's code when the store could not be reached (ECONNREFUSED, ETIMEDOUT, …) */
+  readonly code?: string;
+  constructor(message: string, code?: string) {
+    super(message);
     this.name = 'StorageUnavailableError';
+    if (code) this.code = code;
   }
 }
 
