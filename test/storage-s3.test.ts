@@ -25,6 +25,8 @@ let api: TestApi;
 let worker: RunningWorker;
 let owner: SeededMember;
 let dataDir: string;
+/** an artifact of the finished run, for the outage test */
+let artifactUrl: string | null = null;
 const saved: Record<string, string | undefined> = {};
 
 function setEnv(values: Record<string, string>): void {
@@ -130,11 +132,30 @@ describe('object storage end to end', { timeout: 900_000 }, () => {
       expect(part.status).toBe(206);
       expect(part.headers.get('content-range')).toBe(`bytes 1-3/${file.size}`);
       expect(Buffer.from(await part.arrayBuffer())).toEqual(bytes.subarray(1, 4));
+      artifactUrl = url;
     }
 
     // the data dir holds only the worker's task cache (filled from the bucket) and scratch space
     const local = filesUnder(dataDir);
     expect(local.some((f) => f.startsWith('task-cache/'))).toBe(true);
     expect(local.filter((f) => !f.startsWith('task-cache/') && !f.startsWith('scratch/'))).toEqual([]);
+  });
+
+  it('with the store down, downloads and uploads answer 503 and the API keeps serving', async () => {
+    expect(artifactUrl).not.toBeNull();
+    await s3.close();
+    const download = await fetch(artifactUrl as string, {
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
+    expect(download.status).toBe(503);
+    const upload = await fetch(`${api.url}/v1/benchmarks/archive`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/gzip' },
+      body: await packTarBuffer(SAMPLE_DIR, { gzip: true }),
+    });
+    const body = await upload.text();
+    expect(upload.status, body).toBe(503);
+    expect(body).not.toContain('S3RVER');
+    expect((await api.request('GET', '/v1/benchmarks/sample', { token: owner.token })).status).toBe(200);
   });
 });
