@@ -7,7 +7,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { DownloadManifest } from '@osmosis/contracts';
+import type { AttemptInfo, DownloadManifest } from '@osmosis/contracts';
 import { createStorageFromEnv } from '@osmosis/storage';
 import { startTestS3Server, type TestS3Server } from '@osmosis/storage/testing';
 import { packTarBuffer } from '@osmosis/tasks';
@@ -98,7 +98,10 @@ describe('object storage end to end', { timeout: 900_000 }, () => {
     expect(run.status).toBe('finished');
     const outcomes = run.attempts.map((a: { outcome: string }) => a.outcome);
     expect(outcomes.length).toBeGreaterThan(0);
-    expect(outcomes).toEqual(outcomes.map(() => 'passed'));
+    const failures = run.attempts
+      .filter((a: AttemptInfo) => a.outcome !== 'passed')
+      .map((a: AttemptInfo) => `${a.task_name}: ${a.outcome} ${a.error_class} ${a.error_message}`);
+    expect(failures).toEqual([]);
 
     // what the bucket holds, read with the same settings the platform used
     const store = createStorageFromEnv(s3.env(PREFIX));
