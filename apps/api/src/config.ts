@@ -1,5 +1,6 @@
 // Configuration of the API process, read from the environment and validated by zod.
 import type { ResolveAll } from '@osmosis/egress';
+import { storageSettingsProblem } from '@osmosis/tasks';
 import { z } from 'zod';
 import { type SourcesConfig, sourcesConfig, sourcesEnvShape } from './sources-config.ts';
 
@@ -107,6 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     );
   }
   const e = parsed.data;
+  const storageProblem = storageSettingsProblem(env); // OSMOSIS_STORAGE, OSMOSIS_S3_* (packages/storage)
+  if (storageProblem) throw new ConfigError([storageProblem]);
   return {
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,

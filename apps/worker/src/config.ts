@@ -4,7 +4,12 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_DATABASE_URL } from '@osmosis/db';
 import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL } from '@osmosis/queues';
-import { DEFAULT_TASK_LIMITS, TASK_LIMIT_ENV_NAMES, TaskLimitsShape } from '@osmosis/tasks';
+import {
+  DEFAULT_TASK_LIMITS,
+  storageSettingsProblem,
+  TASK_LIMIT_ENV_NAMES,
+  TaskLimitsShape,
+} from '@osmosis/tasks';
 import { z } from 'zod';
 import { DEFAULT_METRICS_CONFIG, METRICS_ENV_NAMES, metricsConfigShape } from './metrics/config.ts';
 import { DEFAULT_SOURCES_CONFIG, SOURCES_ENV_NAMES, sourcesConfigShape } from './sources-config.ts';
@@ -142,6 +147,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     (Object.keys(ENV_NAMES) as (keyof WorkerConfig)[]).map((k) => [k, env[ENV_NAMES[k]]]),
   );
   const config = workerConfig(input, (k) => ENV_NAMES[k as keyof WorkerConfig] ?? k);
+  const storageProblem = storageSettingsProblem(env); // OSMOSIS_STORAGE, OSMOSIS_S3_* (packages/storage)
+  if (storageProblem) throw new ConfigError([storageProblem]);
   return { ...config, dataDir: path.resolve(config.dataDir) };
 }
 

@@ -58,10 +58,10 @@ async function defaultExecutor(
   pipeline?: PipelineDeps,
 ): Promise<AttemptExecutor> {
   const { createPipelineExecutor } = await import('./attempts/pipeline-executor.ts');
-  const { createLocalStorage, taskLimitsOf } = await import('@osmosis/tasks');
+  const { storageForDataDir, taskLimitsOf } = await import('@osmosis/tasks');
   return createPipelineExecutor({
     db,
-    storage: createLocalStorage(config.dataDir),
+    storage: storageForDataDir(config.dataDir),
     scratchDir: path.join(config.dataDir, 'scratch', config.workerId),
     allowInternet: config.allowInternet,
     secretKeys: process.env.OSMOSIS_SECRET_KEYS,
@@ -94,8 +94,8 @@ export function sandboxScope(config: WorkerConfig, deployment: string): string {
 }
 
 async function defaultTaskFiles(config: WorkerConfig): Promise<TaskFiles> {
-  const { createLocalStorage } = await import('@osmosis/tasks');
-  const storage = createLocalStorage(config.dataDir);
+  const { storageForDataDir } = await import('@osmosis/tasks');
+  const storage = storageForDataDir(config.dataDir);
   return taskFilesFrom(config.dataDir, (key) => storage.getStream(key));
 }
 

@@ -7,12 +7,14 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   type ArtifactStorage,
+  type ByteRange,
   type PutBody,
   type PutOptions,
   StorageNotFoundError,
   StorageTooLargeError,
   type StoredObject,
   validateKey,
+  validateRange,
 } from './storage.ts';
 
 export const DEFAULT_DATA_DIR = '.local/data';
@@ -62,11 +64,12 @@ export class LocalStorage implements ArtifactStorage {
     return { key, size: st.size, modifiedAt: st.mtime };
   }
 
-  async getStream(key: string): Promise<Readable> {
+  async getStream(key: string, range?: ByteRange): Promise<Readable> {
     const p = this.pathOf(key);
+    if (range) validateRange(range);
     const st = await stat(p).catch(() => null);
     if (!st?.isFile()) throw new StorageNotFoundError(key);
-    return createReadStream(p);
+    return range ? createReadStream(p, { start: range.start, end: range.end }) : createReadStream(p);
   }
 
   async get(key: string): Promise<Buffer> {
@@ -130,9 +133,4 @@ export function createLocalStorage(
   root: string = process.env.OSMOSIS_DATA_DIR || DEFAULT_DATA_DIR,
 ): LocalStorage {
   return new LocalStorage(root);
-}
-
-/** The platform's storage as configured by the environment (only the local kind exists so far). */
-export function createStorageFromEnv(env: NodeJS.ProcessEnv = process.env): ArtifactStorage {
-  return createLocalStorage(env.OSMOSIS_DATA_DIR || DEFAULT_DATA_DIR);
 }

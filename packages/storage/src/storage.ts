@@ -16,11 +16,20 @@ export interface PutOptions {
   maxBytes?: number;
 }
 
+/** Bytes `start` through `end` (inclusive, as in HTTP `Range: bytes=start-end`); no `end` = to the last byte. */
+export interface ByteRange {
+  start: number;
+  end?: number;
+}
+
 export interface ArtifactStorage {
   /** Store `body` under `key`, replacing any object there. Atomic: readers never see a partial object. */
   put(key: string, body: PutBody, options?: PutOptions): Promise<StoredObject>;
-  /** The object's bytes as a stream; throws StorageNotFoundError when absent. */
-  getStream(key: string): Promise<Readable>;
+  /**
+   * The object's bytes as a stream, or only those in `range` (a range past the end gives fewer
+   * bytes, or none); throws StorageNotFoundError when absent.
+   */
+  getStream(key: string, range?: ByteRange): Promise<Readable>;
   /** The object's bytes in memory; throws StorageNotFoundError when absent. */
   get(key: string): Promise<Buffer>;
   /** Size and time of the object, or null when absent. */
@@ -54,6 +63,27 @@ export class StorageTooLargeError extends Error {
     super(`object ${JSON.stringify(key)} is larger than ${maxBytes} bytes`);
     this.name = 'StorageTooLargeError';
   }
+}
+
+/** The store itself failed or cannot be reached; the message names where it is, never a credential. */
+export class StorageUnavailableError extends Error {
+  /** the network error's code when the store could not be reached (ECONNREFUSED, ETIMEDOUT, …) */
+  readonly code?: string;
+  constructor(message: string, code?: string) {
+    super(message);
+    this.name = 'StorageUnavailableError';
+    if (code) this.code = code;
+  }
+}
+
+/** Throw RangeError unless `range` is whole, non-negative and in order. */
+export function validateRange(range: ByteRange): ByteRange {
+  const { start, end } = range;
+  if (!Number.isSafeInteger(start) || start < 0)
+    throw new RangeError(`range start ${start} is not a byte offset`);
+  if (end !== undefined && (!Number.isSafeInteger(end) || end < start))
+    throw new RangeError(`range end ${end} is not a byte offset at or after ${start}`);
+  return range;
 }
 
 const SEGMENT = /^[A-Za-z0-9._@=+-][A-Za-z0-9._@=+ -]*$/;

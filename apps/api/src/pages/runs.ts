@@ -5,9 +5,10 @@
 // Scores come from GET /v1/runs/:name/results (loadRunResults); nothing is re-scored here.
 import { type RunFaults, type RunResults, type RunSummary, roleAtLeast } from '@osmosis/contracts';
 import { Prisma } from '@osmosis/db';
+import { storageFromProcessEnv } from '@osmosis/tasks';
 import type { FastifyReply } from 'fastify';
 import { isUuid } from '../auth.ts';
-import { type BlobSource, localBlobSource } from '../routes/downloads.ts';
+import type { BlobSource } from '../routes/downloads.ts';
 import { faultsOfRuns } from '../services/workers.ts';
 import { intervalSvg, passAtKCurve } from './charts.ts';
 import { callApi, ok, type PageContext, PageError, page } from './context.ts';
@@ -249,7 +250,7 @@ const TRAJECTORY_MAX_BYTES = 64 * 1024 * 1024;
 
 function blobSource(ctx: PageContext): BlobSource {
   const storage = (ctx.app as unknown as { storage?: BlobSource }).storage;
-  return storage && typeof storage.getStream === 'function' ? storage : localBlobSource();
+  return storage && typeof storage.getStream === 'function' ? storage : storageFromProcessEnv();
 }
 
 async function readBlob(ctx: PageContext, key: string, max: number): Promise<Buffer | null> {

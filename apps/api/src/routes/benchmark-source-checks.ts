@@ -12,6 +12,7 @@ import {
   type RegistryDataset,
   SourcePathError,
   StorageTooLargeError,
+  StorageUnavailableError,
 } from '@osmosis/tasks';
 import { ApiError } from '../errors.ts';
 
@@ -80,6 +81,7 @@ export async function storeUpload(
         `the archive is larger than ${maxBytes} bytes (OSMOSIS_MAX_ARCHIVE_BYTES)`,
       );
     }
+    if (error instanceof StorageUnavailableError) throw error; // the store failed, not the upload: 503
     if (body.destroyed || body.readableAborted || body.errored) {
       throw ApiError.validation('the upload ended before the archive was complete', [
         { path: 'body', message: (error as Error).message },

@@ -24,6 +24,7 @@ import {
   STANDARD_ERROR_RESPONSES,
 } from '@osmosis/contracts';
 import { type Db, eventsAfter, resultsCsvChunk, runArtifact, runArtifacts } from '@osmosis/db';
+import { storageFromProcessEnv } from '@osmosis/tasks';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -239,25 +240,25 @@ export function parseFilePath(p: string): FileRef | null {
 
 /** What downloads need from artifact storage (structurally @osmosis/storage's ArtifactStorage). */
 export interface BlobSource {
-  getStream(key: string): Promise<Readable>;
+  getStream(key: string, range?: { start: number; end?: number }): Promise<Readable>;
 }
 
 /** Reads keys under OSMOSIS_DATA_DIR directly (the local storage layout: key = relative path). */
 export function localBlobSource(root: string = process.env.OSMOSIS_DATA_DIR || '.local/data'): BlobSource {
   const base = path.resolve(root);
   return {
-    async getStream(key: string) {
+    async getStream(key: string, range?: { start: number; end?: number }) {
       if (!isSafeRelativePath(key)) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
       const file = path.join(base, ...key.split('/'));
       const handle = await open(file, 'r');
-      return handle.createReadStream();
+      return handle.createReadStream(range);
     },
   };
 }
 
 function blobSourceOf(app: FastifyInstance): BlobSource {
   const storage = (app as unknown as { storage?: BlobSource }).storage;
-  return storage && typeof storage.getStream === 'function' ? storage : localBlobSource();
+  return storage && typeof storage.getStream === 'function' ? storage : storageFromProcessEnv();
 }
 
 /** Bytes [start, end] (inclusive) of a stream. */
@@ -550,12 +551,12 @@ export const downloadRoutes: FastifyPluginAsyncZod = async (app) => {
       return sendBytes(reply, range, artifact.size, ref.path, async (start, end) => {
         let stream: Readable;
         try {
-          stream = await source.getStream(artifact.storage_key);
+          stream = await source.getStream(artifact.storage_key, { start, end });
         } catch (error) {
           request.log.warn({ err: error, key: artifact.storage_key }, 'artifact missing from storage');
           throw new ApiError('UNAVAILABLE', 'the artifact is not available from storage');
         }
-        return start === 0 && end === artifact.size - 1 ? stream : sliceStream(stream, start, end);
+        return stream;
       });
     },
   );

@@ -14,7 +14,7 @@ import { lstat, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { extractArchive } from '@osmosis/archive';
-import { createLocalStorage, validateKey } from '@osmosis/tasks';
+import { storageForDataDir, validateKey } from '@osmosis/tasks';
 
 export interface TaskRef {
   digest: string;
@@ -59,7 +59,7 @@ export function taskFilesFrom(dataDir: string, open?: OpenStored): TaskFiles {
   const openStored: OpenStored =
     open ??
     ((key) => {
-      const storage = createLocalStorage(dataDir);
+      const storage = storageForDataDir(dataDir);
       return storage.getStream(key);
     });
   return async (task) => {

@@ -23,7 +23,6 @@ import { type EgressPolicy, EMPTY_ALLOWLIST } from '@osmosis/egress';
 import {
   type ArtifactStorage,
   checkTaskLinks,
-  createLocalStorage,
   DEFAULT_EXTRACT_LIMITS,
   type ExtractOptions,
   extractTar,
@@ -40,6 +39,7 @@ import {
   redactUrl,
   resolveDataset,
   resolveInside,
+  storageForDataDir,
   type TaskLimits,
   taskLimitsOf,
   withTaskLimits,
@@ -408,7 +408,7 @@ export const benchmarkSyncModule: QueueModule = {
   concurrency: () => 2,
   lockDurationMs: () => 120_000,
   create: (ctx) => {
-    const storage = createLocalStorage(ctx.config.dataDir);
+    const storage = storageForDataDir(ctx.config.dataDir);
     const egress = sourcesEgress(ctx.config);
     const limits = sourcesLimits(ctx.config);
     return {
