@@ -61,7 +61,8 @@ function displayUrl(raw: string | undefined): string | null {
   if (!raw) return null;
   try {
     const url = new URL(raw);
-    url.username = '';
+    // `git@` of an ssh remote is the transport's user, not a credential (as upstream keeps it)
+    if (!(url.protocol === 'ssh:' && url.username === 'git' && !url.password)) url.username = '';
     url.password = '';
     url.search = '';
     url.hash = '';
