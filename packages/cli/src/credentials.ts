@@ -3,7 +3,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CliCredentialsFile, CliStoredLogin } from '@osmosis/contracts';
-import type { Context } from './context.ts';
+import { type Context, normalizePlatformUrl } from './context.ts';
 import { CliError } from './errors.ts';
 
 export const CREDENTIALS_FILE = 'credentials.json';
@@ -124,6 +124,30 @@ export function findLogin(
   return name === null || name === undefined ? undefined : platform.logins[name];
 }
 
+/**
+ * OSMOSIS_TOKEN_PLATFORM_URL (upstream's binding): when set, OSMOSIS_TOKEN is sent only to that
+ * platform; any other is ENV_TOKEN_PLATFORM_MISMATCH, before a request carries the token.
+ */
+function checkTokenBinding(ctx: Context): void {
+  const bound = ctx.io.env.OSMOSIS_TOKEN_PLATFORM_URL?.trim();
+  if (!bound) return;
+  let normalized: string;
+  try {
+    normalized = normalizePlatformUrl(bound);
+  } catch {
+    normalized = bound;
+  }
+  if (normalized === ctx.platformUrl) return;
+  throw new CliError(
+    'ENV_TOKEN_PLATFORM_MISMATCH',
+    `OSMOSIS_TOKEN is bound to ${normalized} (OSMOSIS_TOKEN_PLATFORM_URL), not to ${ctx.platformUrl}; it was not sent`,
+    {
+      details: { token_platform_url: normalized, platform_url: ctx.platformUrl },
+      hint: 'point the CLI at the platform the token belongs to, or set OSMOSIS_TOKEN_PLATFORM_URL to this one',
+    },
+  );
+}
+
 /** The stored login of a workspace, by its id, on a platform. */
 export function findLoginByWorkspace(
   configDir: string,
@@ -149,7 +173,10 @@ export interface Credential {
  */
 export function resolveCredential(ctx: Context): Credential {
   const envToken = ctx.io.env.OSMOSIS_TOKEN?.trim();
-  if (envToken) return { token: envToken, source: 'env', selected_by: 'env' };
+  if (envToken) {
+    checkTokenBinding(ctx);
+    return { token: envToken, source: 'env', selected_by: 'env' };
+  }
   const login = findLogin(ctx.configDir, ctx.platformUrl, ctx.workspace);
   if (login)
     return { token: login.token, source: 'stored', login, selected_by: ctx.workspace ? 'flag' : 'default' };
