@@ -160,6 +160,19 @@ export function printObject<T>(
   if (text !== '') ctx.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
+/**
+ * printObject with the JSON shape and the `--plain` lines given first, so the human renderer can
+ * stay the last argument: `printObjectAs(ctx, data, {json, plain}, (data, s) => …)`.
+ */
+export function printObjectAs<T>(
+  ctx: Context,
+  data: T,
+  shapes: { json?: (data: T) => unknown; plain?: (data: T) => PlainLines },
+  render: (data: T, s: Style) => string,
+): void {
+  printObject(ctx, data, render, shapes.plain, shapes.json);
+}
+
 /** What a command reports of an action; `printAction` adds schema_version and the git context. */
 export interface ActionResult {
   status: CliActionStatus;

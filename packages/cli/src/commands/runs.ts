@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { authenticatedClient } from '../api.ts';
 import { contextOf } from '../context.ts';
 import { addListOptions, DEFAULT_LIST_LIMIT, intArg, MAX_LOG_LIMIT } from '../options.ts';
-import { note, printAction, printList, printObject, say, step } from '../output.ts';
+import { note, printAction, printList, printObjectAs, say, step } from '../output.ts';
 import { confirm } from '../prompt.ts';
 import type { Style } from '../style.ts';
 import { renderKeyValue, renderTable } from '../table.ts';
@@ -128,111 +128,98 @@ export function registerRuns(benchmark: Command): Command {
       }
       const { RunInfoResponse } = await import('@osmosis/contracts');
       const res = await client.get(`/v1/runs/${encodeURIComponent(name)}`, RunInfoResponse);
-      const view = res.data;
-      printObject(
-        ctx,
-        runInfoData(view),
-        (_data, s) => {
-          const run = view;
-          const t = run.results.totals;
-          const head = renderKeyValue(
+      printObjectAs(ctx, res.data, { json: runInfoData, plain: runInfoPlain }, (run, s) => {
+        const t = run.results.totals;
+        const head = renderKeyValue(
+          [
+            ['Run', `${run.name} (${run.id})`],
+            ['Benchmark', `${run.benchmark_name} (${run.benchmark_key})`],
+            ['Status', statusText(run.status, s) + (run.error_message ? ` — ${run.error_message}` : '')],
+            ['Progress', `${progressText(run.progress)} (${pct(run.progress.fraction, 0)})`],
+            ['Duration', duration(run.duration_ms)],
             [
-              ['Run', `${run.name} (${run.id})`],
-              ['Benchmark', `${run.benchmark_name} (${run.benchmark_key})`],
-              ['Status', statusText(run.status, s) + (run.error_message ? ` — ${run.error_message}` : '')],
-              ['Progress', `${progressText(run.progress)} (${pct(run.progress.fraction, 0)})`],
-              ['Duration', duration(run.duration_ms)],
-              [
-                'Results',
-                `${t.passed} passed, ${t.failed} failed, ${t.errored} errored, ${t.cancelled} cancelled`,
-              ],
-              [
-                'Tokens',
-                `${t.tokens} (in ${t.input_tokens}, out ${t.output_tokens}, cache ${t.cache_tokens})`,
-              ],
-              ['Cost', t.cost_usd === null ? null : `$${t.cost_usd.toFixed(4)}`],
-              [
-                'Settings',
-                `${run.task_count} tasks × ${run.attempts_per_task} attempt(s), concurrency ${run.max_concurrent_attempts}, retries ${run.max_retries}, timeout ×${run.timeout_multiplier}, pass ≥ ${run.pass_threshold}`,
-              ],
-              ['Created', `${run.created_at}${run.created_by ? ` by ${run.created_by}` : ''}`],
-              ['URL', run.platform_url],
+              'Results',
+              `${t.passed} passed, ${t.failed} failed, ${t.errored} errored, ${t.cancelled} cancelled`,
             ],
-            { color: ctx.color },
-          );
-          const k = run.attempts_per_task;
-          // one method for every agent: named in the heading; else after each agent's interval
-          const mixed = run.results.interval_method === 'mixed';
-          const agents = renderTable(
+            ['Tokens', `${t.tokens} (in ${t.input_tokens}, out ${t.output_tokens}, cache ${t.cache_tokens})`],
+            ['Cost', t.cost_usd === null ? null : `$${t.cost_usd.toFixed(4)}`],
             [
-              { header: 'Rank', value: (a) => a.rank_label },
-              { header: 'Agent', value: (a) => a.label },
-              {
-                header: 'Pass@1',
-                value: (a) =>
-                  a.pass_at_1 === null
-                    ? null
-                    : `${pct(a.pass_at_1)}${a.interval ? ` (${pct(a.interval.lower)}–${pct(a.interval.upper)}${mixed ? `, ${a.interval.method}` : ''})` : ''}`,
-              },
-              // pass@k at k = attempts_per_task; with one attempt per task it is pass@1 again
-              ...(k > 1
-                ? [{ header: `Pass@${k}`, value: (a: AgentRow) => pct(a.deepest?.value ?? null) }]
-                : []),
-              { header: 'Passed', value: (a) => a.counts.passed, align: 'right' },
-              { header: 'Failed', value: (a) => a.counts.failed, align: 'right' },
-              { header: 'Errored', value: (a) => a.counts.errored, align: 'right' },
-              {
-                header: 'Cost/task',
-                value: (a) => (a.per_task.cost_usd === null ? null : `$${a.per_task.cost_usd.toFixed(4)}`),
-              },
-              { header: 'Time/task', value: (a) => duration(a.per_task.time_ms) },
-              {
-                header: 'Tokens/task',
-                value: (a) => (a.per_task.tokens === null ? null : Math.round(a.per_task.tokens)),
-              },
+              'Settings',
+              `${run.task_count} tasks × ${run.attempts_per_task} attempt(s), concurrency ${run.max_concurrent_attempts}, retries ${run.max_retries}, timeout ×${run.timeout_multiplier}, pass ≥ ${run.pass_threshold}`,
             ],
-            run.results.agents,
-            { color: ctx.color },
-          );
-          const byIndex = new Map(run.agents.map((a) => [a.index, `${a.model} (${a.harness})`]));
-          const attempts = renderTable(
-            [
-              { header: 'Task', value: (a) => a.task_name },
-              { header: 'Agent', value: (a) => byIndex.get(a.agent_index) ?? String(a.agent_index) },
-              { header: '#', value: (a) => a.index, align: 'right' },
-              { header: 'Outcome', value: (a) => statusText(a.outcome ?? a.status, s) },
-              { header: 'Reward', value: (a) => a.reward, align: 'right' },
-              { header: 'Tries', value: (a) => a.try_count, align: 'right' },
-              { header: 'Time', value: (a) => duration(sumMs(a)), align: 'right' },
-              {
-                header: 'Error',
-                value: (a) => (a.error_class ? `${a.error_class}: ${a.error_message ?? ''}` : null),
-                maxWidth: 60,
-              },
-            ],
-            run.attempts,
-            { color: ctx.color },
-          );
-          const out = [
-            head,
-            '',
-            s.bold(
-              mixed
-                ? 'Agents (interval method per agent)'
-                : `Agents (${run.results.interval_method} interval)`,
-            ),
-            agents,
-            ...qualityLines(run.results.agents, s),
-            '',
-            s.bold('Attempts'),
-            attempts,
-          ];
-          if (run.attempts_truncated)
-            out.push(s.dim('(more attempts: see `osmosis benchmark runs download`)'));
-          return out.join('\n');
-        },
-        () => runInfoPlain(view),
-      );
+            ['Created', `${run.created_at}${run.created_by ? ` by ${run.created_by}` : ''}`],
+            ['URL', run.platform_url],
+          ],
+          { color: ctx.color },
+        );
+        const k = run.attempts_per_task;
+        // one method for every agent: named in the heading; else after each agent's interval
+        const mixed = run.results.interval_method === 'mixed';
+        const agents = renderTable(
+          [
+            { header: 'Rank', value: (a) => a.rank_label },
+            { header: 'Agent', value: (a) => a.label },
+            {
+              header: 'Pass@1',
+              value: (a) =>
+                a.pass_at_1 === null
+                  ? null
+                  : `${pct(a.pass_at_1)}${a.interval ? ` (${pct(a.interval.lower)}–${pct(a.interval.upper)}${mixed ? `, ${a.interval.method}` : ''})` : ''}`,
+            },
+            // pass@k at k = attempts_per_task; with one attempt per task it is pass@1 again
+            ...(k > 1
+              ? [{ header: `Pass@${k}`, value: (a: AgentRow) => pct(a.deepest?.value ?? null) }]
+              : []),
+            { header: 'Passed', value: (a) => a.counts.passed, align: 'right' },
+            { header: 'Failed', value: (a) => a.counts.failed, align: 'right' },
+            { header: 'Errored', value: (a) => a.counts.errored, align: 'right' },
+            {
+              header: 'Cost/task',
+              value: (a) => (a.per_task.cost_usd === null ? null : `$${a.per_task.cost_usd.toFixed(4)}`),
+            },
+            { header: 'Time/task', value: (a) => duration(a.per_task.time_ms) },
+            {
+              header: 'Tokens/task',
+              value: (a) => (a.per_task.tokens === null ? null : Math.round(a.per_task.tokens)),
+            },
+          ],
+          run.results.agents,
+          { color: ctx.color },
+        );
+        const byIndex = new Map(run.agents.map((a) => [a.index, `${a.model} (${a.harness})`]));
+        const attempts = renderTable(
+          [
+            { header: 'Task', value: (a) => a.task_name },
+            { header: 'Agent', value: (a) => byIndex.get(a.agent_index) ?? String(a.agent_index) },
+            { header: '#', value: (a) => a.index, align: 'right' },
+            { header: 'Outcome', value: (a) => statusText(a.outcome ?? a.status, s) },
+            { header: 'Reward', value: (a) => a.reward, align: 'right' },
+            { header: 'Tries', value: (a) => a.try_count, align: 'right' },
+            { header: 'Time', value: (a) => duration(sumMs(a)), align: 'right' },
+            {
+              header: 'Error',
+              value: (a) => (a.error_class ? `${a.error_class}: ${a.error_message ?? ''}` : null),
+              maxWidth: 60,
+            },
+          ],
+          run.attempts,
+          { color: ctx.color },
+        );
+        const out = [
+          head,
+          '',
+          s.bold(
+            mixed ? 'Agents (interval method per agent)' : `Agents (${run.results.interval_method} interval)`,
+          ),
+          agents,
+          ...qualityLines(run.results.agents, s),
+          '',
+          s.bold('Attempts'),
+          attempts,
+        ];
+        if (run.attempts_truncated) out.push(s.dim('(more attempts: see `osmosis benchmark runs download`)'));
+        return out.join('\n');
+      });
     });
 
   runs
