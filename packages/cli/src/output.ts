@@ -135,20 +135,23 @@ function writePlainLines(ctx: Context, lines: PlainLines): void {
 }
 
 /**
- * One object: `{schema_version, data}` (data gains `git`/`workspace_directory` when known), the
- * `--plain` lines `plain(data)` (`Label: value`), or the human rendering `render(data, style)`.
+ * One object: `{schema_version, data}` (`toJson(data)` when given; it gains `git` /
+ * `workspace_directory` when known), the `--plain` lines `plain(data)` (`Label: value`), or the
+ * human rendering `render(data, style)`.
  */
 export function printObject<T>(
   ctx: Context,
   data: T,
   render: (data: T, s: Style) => string,
   plain?: (data: T) => PlainLines,
+  toJson?: (data: T) => unknown,
 ): void {
   if (ctx.json) {
+    const json = toJson ? toJson(data) : data;
     const withContext =
-      data !== null && typeof data === 'object' && !Array.isArray(data)
-        ? { ...data, ...gitContext(ctx) }
-        : data;
+      json !== null && typeof json === 'object' && !Array.isArray(json)
+        ? { ...json, ...gitContext(ctx) }
+        : json;
     writeJson(ctx.io.stdout, { schema_version: SCHEMA_VERSION, data: withContext });
     return;
   }
