@@ -138,7 +138,7 @@ describe('osmosis auth against the API', () => {
     expect(result.code).toBe(0);
     const envelope = cliObjectEnvelope(Me.loose()).parse(JSON.parse(result.stdout));
     expect(missingKeys(envelope.data, WHOAMI_KEYS)).toEqual([]);
-    expect(missingKeys((envelope.data as { account: unknown }).account, WHOAMI_ACCOUNT_KEYS)).toEqual([]);
+    expect(missingKeys((envelope.data as Record<string, unknown>).account, WHOAMI_ACCOUNT_KEYS)).toEqual([]);
     const raw = JSON.parse(result.stdout).data;
     expect(missingKeys(raw.workspace, WHOAMI_WORKSPACE_KEYS)).toEqual([]);
     expect(raw).toMatchObject({

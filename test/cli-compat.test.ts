@@ -116,7 +116,10 @@ beforeAll(async () => {
   const bench = await seedBenchmark(api.db, acme.workspaceId, 3, 'compat-bench');
   // the stored manifest a sync writes (the detail view reads each task's config from it)
   const { config } = parseTaskConfig('version = "1.0"\n');
-  await api.db.task.updateMany({ where: { benchmarkId: bench.benchmarkId }, data: { config: { config } } });
+  await api.db.task.updateMany({
+    where: { benchmarkId: bench.benchmarkId },
+    data: { config: { config } as object },
+  });
   await seedRun(api.db, {
     workspaceId: acme.workspaceId,
     userId: acme.userId,

@@ -227,7 +227,7 @@ describe('runs download against a misbehaving platform', () => {
     const envelope = CliActionEnvelope.parse(JSON.parse(io.out()));
     expect(envelope.status).toBe('partial');
     // upstream's files_failed: every refused path with why
-    expect((envelope.resource?.files_failed as { path: string }[]).map((f) => f.path).sort()).toEqual(
+    expect(((envelope.resource?.files_failed ?? []) as { path: string }[]).map((f) => f.path).sort()).toEqual(
       ['../x', '../../outside.txt', 'artifacts/a/../../../y', '/tmp/abs', 'artifacts\\..\\..\\z'].sort(),
     );
     expect(report.refused.map((r) => r.path).sort()).toEqual(

@@ -107,8 +107,12 @@ describe('osmosis benchmark runs', () => {
     expect(missingKeys(infoData.configuration, RUN_CONFIGURATION_KEYS)).toEqual([]);
     expect(missingKeys(infoData.totals, RUN_TOTALS_KEYS)).toEqual([]);
     expect(missingKeys(infoData.progress, PROGRESS_KEYS)).toEqual([]);
-    for (const agent of infoData.agents) expect(missingKeys(agent, RUN_AGENT_KEYS)).toEqual([]);
-    for (const metric of infoData.agent_metrics) expect(missingKeys(metric, AGENT_METRIC_KEYS)).toEqual([]);
+    const agents = infoData.agents ?? [];
+    const agentMetrics = infoData.agent_metrics ?? [];
+    expect(agents.length).toBeGreaterThan(0);
+    expect(agentMetrics.length).toBeGreaterThan(0);
+    for (const agent of agents) expect(missingKeys(agent, RUN_AGENT_KEYS)).toEqual([]);
+    for (const metric of agentMetrics) expect(missingKeys(metric, AGENT_METRIC_KEYS)).toEqual([]);
     expect(infoData.totals).toMatchObject({ passed: 1, failed: 0, errored: 0, cancelled: 0 });
     const plainInfo = await cli(['--plain', 'benchmark', 'runs', 'info', run.runName]);
     expect(plainInfo.out).toContain(`Name: ${run.runName}\n`);

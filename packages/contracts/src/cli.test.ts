@@ -72,7 +72,13 @@ describe('CLI error codes (upstream osmosis-ai 0.3 CLIErrorCode)', () => {
 describe('CLI envelopes', () => {
   it('require schema_version 1 and keep a list’s extra keys', () => {
     const list = cliListEnvelope(CliActionEnvelope.shape.status);
-    const page = { schema_version: 1, items: ['success'], total_count: 1, has_more: false, next_offset: null };
+    const page = {
+      schema_version: 1,
+      items: ['success'],
+      total_count: 1,
+      has_more: false,
+      next_offset: null,
+    };
     expect(list.safeParse(page).success).toBe(true);
     expect(list.parse({ ...page, next_cursor: 'c' })).toMatchObject({ next_cursor: 'c' });
     expect(list.safeParse({ ...page, schema_version: 2 }).success).toBe(false);
@@ -91,7 +97,9 @@ describe('CLI envelopes', () => {
     for (const status of ['success', 'noop', 'partial', 'cancelled'])
       expect(CliActionEnvelope.safeParse({ ...ok, status }).success).toBe(true);
     expect(CliActionEnvelope.safeParse({ ...ok, status: 'ok' }).success).toBe(false);
-    expect(CliActionEnvelope.safeParse({ ...ok, next_steps_structured: [{ command: 'x' }] }).success).toBe(false);
+    expect(CliActionEnvelope.safeParse({ ...ok, next_steps_structured: [{ command: 'x' }] }).success).toBe(
+      false,
+    );
   });
 
   it('accept an error envelope without a hint, details always an object, and reject unknown codes', () => {
@@ -102,11 +110,12 @@ describe('CLI envelopes', () => {
       error: { code: 'NOT_FOUND', message: 'x', details: {} },
     };
     expect(CliErrorEnvelope.parse(envelope)).toEqual(envelope);
-    expect(CliErrorEnvelope.safeParse({ ...envelope, error: { ...envelope.error, details: null } }).success).toBe(
-      false,
-    );
     expect(
-      CliErrorEnvelope.safeParse({ ...envelope, error: { ...envelope.error, code: 'NOT_LOGGED_IN' } }).success,
+      CliErrorEnvelope.safeParse({ ...envelope, error: { ...envelope.error, details: null } }).success,
+    ).toBe(false);
+    expect(
+      CliErrorEnvelope.safeParse({ ...envelope, error: { ...envelope.error, code: 'NOT_LOGGED_IN' } })
+        .success,
     ).toBe(false);
   });
 });

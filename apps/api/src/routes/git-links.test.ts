@@ -109,7 +109,11 @@ describe('git links', () => {
   });
 
   it('refuses a missing or malformed header with a 400 naming it', async () => {
-    for (const headers of [{}, { 'x-osmosis-git': 'Not An Identity' }, { 'x-osmosis-git': '../../x' }]) {
+    for (const headers of [
+      {},
+      { 'x-osmosis-git': 'Not An Identity' },
+      { 'x-osmosis-git': '../../x' },
+    ] as Record<string, string>[]) {
       const res = await api.request('GET', '/v1/git-links/resolve', { token: member.token, headers });
       expect(res.status).toBe(400);
       expect(JSON.stringify(res.body)).toContain('x-osmosis-git');
