@@ -13,6 +13,12 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SeededMember } from '../apps/api/src/testing.ts';
 import {
+  BENCHMARK_INFO_BENCHMARK_KEYS,
+  BENCHMARK_INFO_KEYS,
+  BENCHMARK_LIST_ITEM_KEYS,
+  missingKeys,
+} from '../packages/cli/src/upstream-keys.ts';
+import {
   type BenchmarkEnv,
   type GitDaemon,
   makeRepo,
@@ -28,6 +34,7 @@ import {
 vi.setConfig({ testTimeout: 180_000 });
 
 const OSMOSIS = path.resolve(import.meta.dirname, '../bin/osmosis');
+const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 let env: BenchmarkEnv;
 let owner: SeededMember;
 let daemon: GitDaemon;
@@ -37,7 +44,7 @@ let home: string;
 function osmosis(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(OSMOSIS, args, {
-      cwd: path.resolve(import.meta.dirname, '..'),
+      cwd: REPO_ROOT,
       env: {
         PATH: process.env.PATH,
         HOME: home,
@@ -104,13 +111,18 @@ describe('osmosis benchmark', () => {
       'No benchmarks yet. Add one with `osmosis benchmark add SOURCE` (try `osmosis benchmark add benchmarks/sample`).\n',
     );
     const json = await osmosis(['benchmark', 'list', '--json']);
+    // one line; the workspace directory (this repository, which has no origin) is reported as upstream
+    expect(json.stdout.trimEnd()).not.toContain('\n');
     expect(JSON.parse(json.stdout)).toEqual({
       schema_version: 1,
       items: [],
       total_count: 0,
       has_more: false,
       next_offset: null,
+      workspace_directory: REPO_ROOT,
     });
+    const plain = await osmosis(['--plain', 'benchmark', 'list']);
+    expect(plain).toMatchObject({ code: 0, stdout: '' });
   });
 
   it('adds the bundled sample from its folder and waits for the sync', async () => {
@@ -118,9 +130,9 @@ describe('osmosis benchmark', () => {
     expect(res.code).toBe(0);
     const action = CliActionEnvelope.parse(JSON.parse(res.stdout));
     expect(action).toMatchObject({
-      status: 'ok',
+      status: 'success',
       operation: 'benchmark.add',
-      resource: { type: 'benchmark', name: 'sample' },
+      resource: { type: 'benchmark', key: 'sample', name: 'Osmosis Sample', workspace_directory: REPO_ROOT },
       message: 'Added Osmosis Sample (sample) with 7 tasks.',
     });
   });
@@ -190,6 +202,29 @@ describe('osmosis benchmark', () => {
     expect(byKey.broken?.sync_status).toBe('failed');
     expect(byKey.broken?.sync_error).toMatch(/missing\.git failed/);
     expect(byKey.sample).toMatchObject({ sync_status: 'ready', task_count: 7, sync_error: null });
+    // upstream's list item keys (_benchmark_list_resource), key = source_ref
+    const raw = JSON.parse((await osmosis(['benchmark', 'list', '--json'])).stdout);
+    for (const item of raw.items) expect(missingKeys(item, BENCHMARK_LIST_ITEM_KEYS)).toEqual([]);
+    expect(raw.items.find((i: { key: string }) => i.key === 'sample')).toMatchObject({
+      source_ref: 'sample',
+      source_type: 'archive',
+      run_count: 0,
+      running_count: 0,
+      last_run_at: null,
+    });
+    // --plain: upstream's rows, tab-separated, no header
+    const plain = await osmosis(['--plain', 'benchmark', 'list']);
+    const plainRows = plain.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(plainRows.find((r) => r[1] === 'sample')).toEqual(['Osmosis Sample', 'sample', '–', '7']);
+    expect(plainRows.find((r) => r[1] === 'mini')).toEqual([
+      'mini-bench@1.0',
+      'mini',
+      'Syncing · 1 / 3 tasks',
+      '–',
+    ]);
 
     release();
     await waitFor(
@@ -237,7 +272,20 @@ describe('osmosis benchmark', () => {
     );
 
     const json = await osmosis(['benchmark', 'info', 'Osmosis Sample', '--json']);
-    const detail = BenchmarkDetailResponse.parse(JSON.parse(json.stdout)).data;
+    // upstream's data: {benchmark, leaderboard, runs, runs_total_count}, the benchmark with upstream's keys
+    const data = JSON.parse(json.stdout).data;
+    expect(missingKeys(data, BENCHMARK_INFO_KEYS)).toEqual([]);
+    expect(missingKeys(data.benchmark, BENCHMARK_INFO_BENCHMARK_KEYS)).toEqual([]);
+    expect(data.runs_total_count).toBe(0);
+    expect(data.benchmark.categories).toContainEqual({ name: 'data-processing', task_count: 2 });
+    const detail = BenchmarkDetailResponse.parse({
+      data: {
+        ...data.benchmark,
+        categories: data.benchmark.category_names,
+        leaderboard: data.leaderboard,
+        runs: data.runs,
+      },
+    }).data;
     expect(detail.tasks.map((t) => [t.name, t.difficulty, t.category])).toEqual([
       ['count-log-errors', 'easy', 'text-processing'],
       ['create-greeting', 'easy', 'file-operations'],
@@ -255,12 +303,12 @@ describe('osmosis benchmark', () => {
   it('retries a failed sync, reports an up-to-date one as unchanged, and names what is missing', async () => {
     const again = await osmosis(['benchmark', 'sync', 'sample', '--json']);
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'unchanged', operation: 'benchmark.sync' });
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'noop', operation: 'benchmark.sync' });
     const retry = await osmosis(['benchmark', 'sync', 'broken', '--wait']);
     expect(retry.code).toBe(1);
     expect(retry.stdout).toMatch(/The sync of broken failed again: git fetch of .*missing\.git failed/);
     const missing = await osmosis(['benchmark', 'info', 'nope', '--json']);
-    expect(missing.code).toBe(4);
+    expect(missing.code).toBe(1);
     expect(CliErrorEnvelope.parse(JSON.parse(missing.stderr)).error.code).toBe('NOT_FOUND');
   });
 
@@ -297,18 +345,22 @@ describe('osmosis benchmark', () => {
       '--wait',
       '--json',
     ]);
-    const info = BenchmarkDetailResponse.parse(
-      JSON.parse((await osmosis(['benchmark', 'info', 'tb-tasks', '--json'])).stdout),
-    ).data;
+    const info = JSON.parse((await osmosis(['benchmark', 'info', 'tb-tasks', '--json'])).stdout).data
+      .benchmark;
     expect(info).toMatchObject({
       requires_judge_model: true,
       judge_model_default: 'openai/gpt-5',
       required_secret_names: ['HF_TOKEN', 'EXTRA_KEY'],
       task_count: 3,
     });
-    expect(JSON.parse(fromGit.stdout)).toMatchObject({ status: 'ok', resource: { name: 'tb-tasks' } });
-    const noTty = await osmosis(['benchmark', 'delete', 'tb-tasks']);
-    expect(noTty.code).toBe(2);
+    expect(JSON.parse(fromGit.stdout)).toMatchObject({ status: 'success', resource: { key: 'tb-tasks' } });
+    const noTty = await osmosis(['--json', 'benchmark', 'delete', 'tb-tasks']);
+    expect(noTty.code).toBe(1);
+    expect(CliErrorEnvelope.parse(JSON.parse(noTty.stderr)).error.code).toBe('INTERACTIVE_REQUIRED');
+    // looked up before anything is asked: a missing one is NOT_FOUND even without --yes
+    const gone = await osmosis(['--json', 'benchmark', 'delete', 'no-such-bench']);
+    expect(gone.code).toBe(1);
+    expect(CliErrorEnvelope.parse(JSON.parse(gone.stderr)).error.code).toBe('NOT_FOUND');
     const del = await osmosis(['benchmark', 'delete', 'tb-tasks', '--yes']);
     expect(del.code).toBe(0);
     expect(del.stdout).toContain('Deleted benchmark tb-tasks.');

@@ -13,6 +13,15 @@ import {
 } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SeededMember, startTestApi, type TestApi } from '../apps/api/src/testing.ts';
+import {
+  LOGIN_RESOURCE_KEYS,
+  LOGOUT_NOOP_RESOURCE_KEYS,
+  LOGOUT_RESOURCE_KEYS,
+  missingKeys,
+  WHOAMI_ACCOUNT_KEYS,
+  WHOAMI_KEYS,
+  WHOAMI_WORKSPACE_KEYS,
+} from '../packages/cli/src/upstream-keys.ts';
 
 const OSMOSIS = path.resolve(import.meta.dirname, '../bin/osmosis');
 
@@ -68,19 +77,32 @@ afterAll(async () => {
 });
 
 describe('osmosis auth against the API', () => {
-  it('whoami before any login: NOT_LOGGED_IN, exit 3, with the fix', async () => {
+  it('whoami before any login: AUTH_REQUIRED, exit 1 (upstream), with the fix', async () => {
     const result = await osmosis(['auth', 'whoami']);
-    expect(result.code).toBe(3);
-    expect(result.stderr).toContain(`not logged in to ${api.url}`);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`Not logged in to ${api.url}`);
     expect(result.stderr).toContain('osmosis auth login --token');
+    const json = await osmosis(['--json', 'auth', 'whoami']);
+    expect(json.code).toBe(1);
+    expect(CliErrorEnvelope.parse(JSON.parse(json.stderr)).error).toMatchObject({
+      code: 'AUTH_REQUIRED',
+      details: { osmosis_code: 'NOT_LOGGED_IN' },
+    });
   });
 
-  it('login with a wrong token: UNAUTHENTICATED, exit 3, nothing stored', async () => {
+  it('login with a wrong token (stdin or --token VALUE): AUTH_REQUIRED, exit 1, nothing stored', async () => {
     const result = await osmosis(['--json', 'auth', 'login', '--token'], { input: 'osm_not_a_real_token\n' });
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(1);
     const envelope = CliErrorEnvelope.parse(JSON.parse(result.stderr));
-    expect(envelope).toMatchObject({ command: 'auth login', error: { code: 'UNAUTHENTICATED' } });
+    expect(envelope).toMatchObject({
+      command: 'auth login',
+      error: { code: 'AUTH_REQUIRED', details: { platform_code: 'UNAUTHENTICATED', status_code: 401 } },
+    });
     expect(result.stderr).not.toContain('osm_not_a_real_token');
+    const argv = await osmosis(['--json', 'auth', 'login', '--token', 'osm_not_a_real_token']);
+    expect(argv.code).toBe(1);
+    expect(CliErrorEnvelope.parse(JSON.parse(argv.stderr)).error.code).toBe('AUTH_REQUIRED');
+    expect(argv.stderr).not.toContain('osm_not_a_real_token');
     expect(() => statSync(credentialsFile())).toThrow();
   });
 
@@ -88,7 +110,7 @@ describe('osmosis auth against the API', () => {
     const result = await osmosis(['auth', 'login', '--token'], { input: `${owner.token}\n` });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`Logged in to ${api.url} as ada@acme.test (owner) in workspace acme`);
+    expect(result.stdout).toContain(`Logged in as ada@acme.test (owner) in workspace acme on ${api.url}`);
     expect(result.stdout).not.toContain(owner.token);
     expect(statSync(credentialsFile()).mode & 0o777).toBe(0o600);
     expect(statSync(configDir).mode & 0o777).toBe(0o700);
@@ -111,10 +133,21 @@ describe('osmosis auth against the API', () => {
     expect(result.stdout).not.toContain(owner.token);
   });
 
-  it('whoami --json prints {schema_version: 1, data} with the /v1/me identity', async () => {
+  it('whoami --json prints {schema_version: 1, data} with upstream’s keys and the /v1/me identity', async () => {
     const result = await osmosis(['auth', 'whoami', '--json']);
     expect(result.code).toBe(0);
     const envelope = cliObjectEnvelope(Me.loose()).parse(JSON.parse(result.stdout));
+    expect(missingKeys(envelope.data, WHOAMI_KEYS)).toEqual([]);
+    expect(missingKeys((envelope.data as Record<string, unknown>).account, WHOAMI_ACCOUNT_KEYS)).toEqual([]);
+    const raw = JSON.parse(result.stdout).data;
+    expect(missingKeys(raw.workspace, WHOAMI_WORKSPACE_KEYS)).toEqual([]);
+    expect(raw).toMatchObject({
+      email: 'ada@acme.test',
+      source: 'credentials',
+      effective_source: 'file',
+      persistent_login: true,
+      workspace: { id: owner.workspaceId, name: 'acme', role: 'owner' },
+    });
     expect(envelope.data).toMatchObject({
       user: { id: owner.userId, email: 'ada@acme.test' },
       workspace: { id: owner.workspaceId, name: 'acme' },
@@ -131,56 +164,88 @@ describe('osmosis auth against the API', () => {
     expect(JSON.parse(result.stdout).data).toMatchObject({
       workspace: { name: 'globex' },
       credential_source: 'OSMOSIS_TOKEN',
+      source: 'environment',
+      effective_source: 'environment',
     });
   });
 
   it('keeps one login per workspace; --workspace selects one; the latest login is the default', async () => {
     const login = await osmosis(['auth', 'login', '--token', '--json'], { input: other.token });
     expect(login.code).toBe(0);
-    expect(CliActionEnvelope.parse(JSON.parse(login.stdout))).toMatchObject({
-      status: 'ok',
+    const envelope = CliActionEnvelope.parse(JSON.parse(login.stdout));
+    expect(envelope).toMatchObject({
+      status: 'success',
       operation: 'auth.login',
-      resource: { type: 'workspace', id: other.workspaceId, name: 'globex' },
+      resource: {
+        email: 'grace@globex.test',
+        workspace: { id: other.workspaceId, name: 'globex' },
+        source: 'token',
+        verified: true,
+        saved: true,
+      },
     });
+    expect(missingKeys(envelope.resource, LOGIN_RESOURCE_KEYS)).toEqual([]);
     expect(JSON.parse((await osmosis(['auth', 'whoami', '--json'])).stdout).data.workspace.name).toBe(
       'globex',
     );
     const acme = await osmosis(['auth', 'whoami', '--json', '--workspace', 'acme']);
     expect(JSON.parse(acme.stdout).data.workspace.name).toBe('acme');
     const missing = await osmosis(['auth', 'whoami', '--workspace', 'initech']);
-    expect(missing.code).toBe(3);
+    expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('for workspace initech');
   });
 
-  it('a revoked stored token gives exit 3 and says to log in again', async () => {
+  it('a revoked stored token gives AUTH_REQUIRED, exit 1, and says to log in again', async () => {
     const member = await api.addMember(owner.workspaceId, 'member', 'mo@acme.test');
     const login = await osmosis(['auth', 'login', '--token'], { input: member.token });
     expect(login.code).toBe(0);
     const revoked = await api.request('DELETE', `/v1/tokens/${member.tokenId}`, { token: member.token });
     expect(revoked.status).toBe(200);
     const result = await osmosis(['auth', 'whoami']);
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(1);
     expect(result.stderr).toContain('error:');
     expect(result.stderr).toContain('log in again with `osmosis auth login --token`');
   });
 
-  it('logout removes the stored login for the platform and workspace', async () => {
-    const out = await osmosis(['auth', 'logout', '--workspace', 'globex', '--json']);
+  it('logout -y revokes the token and removes the stored login; without -y it never prompts with --json', async () => {
+    // a token of its own, so revoking it leaves the seeded ones alone
+    const leaving = await api.addMember(other.workspaceId, 'member', 'leaving@globex.test');
+    expect((await osmosis(['auth', 'login', '--token'], { input: leaving.token })).code).toBe(0);
+    const unconfirmed = await osmosis(['auth', 'logout', '--workspace', 'globex', '--json']);
+    expect(unconfirmed.code).toBe(1);
+    expect(CliErrorEnvelope.parse(JSON.parse(unconfirmed.stderr)).error).toMatchObject({
+      code: 'INTERACTIVE_REQUIRED',
+      details: { prompt: expect.stringContaining('Logout') },
+    });
+    const out = await osmosis(['auth', 'logout', '--workspace', 'globex', '--json', '-y']);
     expect(out.code).toBe(0);
-    expect(JSON.parse(out.stdout)).toMatchObject({ status: 'ok', operation: 'auth.logout' });
+    const envelope = CliActionEnvelope.parse(JSON.parse(out.stdout));
+    expect(envelope).toMatchObject({
+      status: 'success',
+      operation: 'auth.logout',
+      resource: { revoked: true, logged_in: false, env_token_set: false, persistent_login: true },
+    });
+    expect(missingKeys(envelope.resource, LOGOUT_RESOURCE_KEYS)).toEqual([]);
+    const dead = await osmosis(['--json', 'auth', 'whoami'], { env: { OSMOSIS_TOKEN: leaving.token } });
+    expect(dead.code).toBe(1);
+    expect(CliErrorEnvelope.parse(JSON.parse(dead.stderr)).error.code).toBe('AUTH_REQUIRED');
     const stored = CliCredentialsFile.parse(JSON.parse(readFileSync(credentialsFile(), 'utf8')));
     expect(Object.keys(stored.platforms[api.url]?.logins ?? {}).sort()).toEqual(['acme']);
-    expect((await osmosis(['auth', 'logout'])).code).toBe(0);
+    // the acme login's token (a member's) is revoked too: the seeded owner token stays valid
+    expect((await osmosis(['auth', 'logout', '--yes'])).code).toBe(0);
     const again = await osmosis(['auth', 'logout', '--json']);
-    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'unchanged' });
-    expect((await osmosis(['auth', 'whoami'])).code).toBe(3);
+    expect(again.code).toBe(0);
+    const noop = CliActionEnvelope.parse(JSON.parse(again.stdout));
+    expect(noop).toMatchObject({ status: 'noop', resource: { logged_in: false } });
+    expect(missingKeys(noop.resource, LOGOUT_NOOP_RESOURCE_KEYS)).toEqual([]);
+    expect((await osmosis(['auth', 'whoami'])).code).toBe(1);
   });
 
-  it('reports an unreachable platform with exit 5 and how to start it', async () => {
+  it('reports an unreachable platform (NETWORK, exit 1) and how to start it', async () => {
     const result = await osmosis(['auth', 'whoami', '--platform', 'http://127.0.0.1:1'], {
       env: { OSMOSIS_TOKEN: owner.token },
     });
-    expect(result.code).toBe(5);
+    expect(result.code).toBe(1);
     expect(result.stderr).toContain('cannot reach the platform at http://127.0.0.1:1');
     expect(result.stderr).toContain('scripts/up.sh');
   });
@@ -220,7 +285,7 @@ describe('tenancy rules through the CLI', () => {
     const switched = await grace(['--json', 'auth', 'switch', 'acme']);
     expect(switched.code, switched.stderr).toBe(0);
     expect(json(switched)).toMatchObject({
-      status: 'ok',
+      status: 'success',
       operation: 'auth.switch',
       resource: { name: 'acme' },
     });
@@ -254,8 +319,11 @@ describe('tenancy rules through the CLI', () => {
     const who = await holder(['auth', 'whoami']);
     expect(who.stdout).toMatch(/^Reach\s+this workspace only/m);
     const switched = await holder(['--json', 'auth', 'switch', 'acme']);
-    expect(switched.code).toBe(3);
-    expect(error(switched)).toMatchObject({ code: 'FORBIDDEN' });
+    expect(switched.code).toBe(1);
+    expect(error(switched)).toMatchObject({
+      code: 'PLATFORM_ERROR',
+      details: { platform_code: 'FORBIDDEN' },
+    });
     expect(error(switched).message).toContain('works only in workspace globex');
     const list = await holder(['--json', 'workspace', 'list']);
     expect(json(list).items.map((w: { name: string }) => w.name)).toEqual(['globex']);
@@ -266,7 +334,7 @@ describe('tenancy rules through the CLI', () => {
     const me = person();
     await me(['auth', 'login', '--token'], { input: member.token });
     const up = await me(['--json', 'token', 'create', 'up', '--role', 'admin']);
-    expect(up.code).toBe(3);
+    expect(up.code).toBe(1);
     expect(error(up).message).toContain('higher role');
     const short = await me(['--json', 'token', 'create', 'short', '--expires-in', '2h']);
     expect(short.code).toBe(0);
@@ -274,15 +342,18 @@ describe('tenancy rules through the CLI', () => {
     const outlive = await me(['--json', 'token', 'create', 'longer', '--expires-in', '3h'], {
       env: { OSMOSIS_TOKEN: shortToken.token },
     });
-    expect(outlive.code).toBe(2);
-    expect(error(outlive)).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(outlive.code).toBe(1);
+    expect(error(outlive)).toMatchObject({
+      code: 'VALIDATION',
+      details: { platform_code: 'VALIDATION_ERROR' },
+    });
     expect(error(outlive).message).toContain('expires_at must not be later');
     const readOnly = await me(['--json', 'token', 'create', 'ro', '--role', 'viewer']);
     expect(json(readOnly).data.max_role).toBe('viewer');
     const write = await me(['--json', 'workspace', 'create', 'ro-space'], {
       env: { OSMOSIS_TOKEN: json(readOnly).data.token },
     });
-    expect(write.code).toBe(3);
+    expect(write.code).toBe(1);
     expect(error(write).message).toContain('viewer role');
     // revoking the short token revokes what was made with it
     const child = await me(['--json', 'token', 'create', 'child'], {
@@ -291,7 +362,7 @@ describe('tenancy rules through the CLI', () => {
     const revoke = await me(['--json', 'token', 'revoke', shortToken.id, '--yes']);
     expect(revoke.code).toBe(0);
     const dead = await me(['auth', 'whoami'], { env: { OSMOSIS_TOKEN: json(child).data.token } });
-    expect(dead.code).toBe(3);
+    expect(dead.code).toBe(1);
   });
 
   it('viewers cannot create workspaces; members can', async () => {
@@ -299,7 +370,7 @@ describe('tenancy rules through the CLI', () => {
     const vera = person();
     await vera(['auth', 'login', '--token'], { input: viewer.token });
     const refused = await vera(['--json', 'workspace', 'create', 'vera-space']);
-    expect(refused.code).toBe(3);
+    expect(refused.code).toBe(1);
     expect(error(refused).message).toContain('read-only');
     const member = await api.addMember(owner.workspaceId, 'member', 'mona@acme.test');
     const mona = person();
@@ -349,7 +420,7 @@ describe('tenancy rules through the CLI', () => {
     expect(error(noFlag)).toMatchObject({ code: 'CONFLICT', details: { run_count: 1 } });
     expect(error(noFlag).message).toContain('--force');
     const forced = await asMember(['--json', 'benchmark', 'delete', 'cli-del', '--yes', '--force']);
-    expect(forced.code).toBe(3);
+    expect(forced.code).toBe(1);
     expect(error(forced).message).toContain('admin');
     const asOwner = await osmosis(['--json', 'benchmark', 'delete', 'cli-del', '--yes', '--force'], {
       env: { OSMOSIS_TOKEN: owner.token },

@@ -12,6 +12,7 @@ import { buildContext } from '../packages/cli/src/context.ts';
 import { CliError } from '../packages/cli/src/errors.ts';
 import { pendingExitCode, setExitCode } from '../packages/cli/src/output.ts';
 import { fakeIO } from '../packages/cli/src/testing.ts';
+import { DOWNLOAD_RESOURCE_KEYS, missingKeys } from '../packages/cli/src/upstream-keys.ts';
 import { seedBenchmark, seedRun } from './results-seed.ts';
 
 let api: TestApi;
@@ -70,11 +71,15 @@ beforeEach(async () => {
   setExitCode(0);
 });
 
-async function download(name: string, options: { type?: string; overwrite?: boolean; yes?: boolean } = {}) {
-  const io = fakeIO({ env: { OSMOSIS_TOKEN: owner.token } });
+/** A download run from ROOT (not a repository: the workspace directory is the current folder). */
+async function download(
+  name: string,
+  options: { type?: string; overwrite?: boolean; yes?: boolean; output?: string } = {},
+) {
+  const io = fakeIO({ env: { OSMOSIS_TOKEN: owner.token }, cwd: root });
   const ctx = buildContext(io, { json: true, platform: api.url }, 'benchmark runs download');
   setExitCode(0);
-  const report = await runsDownloadAction(ctx, name, { ...options, output: root });
+  const report = await runsDownloadAction(ctx, name, options);
   return { report, envelope: CliActionEnvelope.parse(JSON.parse(io.out())), exit: pendingExitCode() };
 }
 
@@ -85,10 +90,21 @@ describe('runs download (real API)', () => {
     const { report, envelope, exit } = await download('calm-heron');
     expect(exit).toBe(0);
     expect(envelope).toMatchObject({
-      status: 'ok',
-      operation: 'benchmark.runs.download',
-      resource: { type: 'run', name: 'calm-heron' },
+      status: 'success',
+      operation: 'benchmark.download',
+      resource: {
+        benchmark_run: { name: 'calm-heron' },
+        status: 'finished',
+        selected_types: ['summary', 'results'],
+        files_downloaded: 2,
+        files_skipped: 0,
+        files_failed: [],
+        total_files: 2,
+        output_path: runDir(),
+        breakdown: { summary: { files: 1 }, results: { files: 1 } },
+      },
     });
+    expect(missingKeys(envelope.resource, DOWNLOAD_RESOURCE_KEYS)).toEqual([]);
     expect(report.downloaded).toEqual(['results.csv', 'summary.csv']);
     expect((await readdir(runDir())).sort()).toEqual(['results.csv', 'summary.csv']);
     const summary = await readFile(path.join(runDir(), 'summary.csv'), 'utf8');
@@ -100,10 +116,14 @@ describe('runs download (real API)', () => {
   it('a second run skips files whose size matches; --overwrite downloads them again', async () => {
     await download('calm-heron');
     const again = await download('calm-heron');
-    expect(again.envelope.status).toBe('unchanged');
+    // upstream reports a download with nothing left to fetch as success, with the skipped count
+    expect(again.envelope).toMatchObject({
+      status: 'success',
+      resource: { files_downloaded: 0, files_skipped: 2 },
+    });
     expect(again.report.skipped.sort()).toEqual(['results.csv', 'summary.csv']);
     const over = await download('calm-heron', { overwrite: true });
-    expect(over.envelope.status).toBe('ok');
+    expect(over.envelope.status).toBe('success');
     expect(over.report.downloaded).toEqual(['results.csv', 'summary.csv']);
   });
 
@@ -139,6 +159,18 @@ describe('runs download (real API)', () => {
     expect((await stat(path.join(runDir(), artifactPath))).size).toBe(5000);
   });
 
+  it('-o names the run folder itself (upstream), relative to the current folder', async () => {
+    const { envelope } = await download('calm-heron', { output: 'elsewhere/heron', type: 'summary' });
+    expect(envelope.resource).toMatchObject({ output_path: path.join(root, 'elsewhere', 'heron') });
+    expect(await readdir(path.join(root, 'elsewhere', 'heron'))).toEqual(['summary.csv']);
+  });
+
+  it('NOT_FOUND for a missing run, before anything is written', async () => {
+    const error = await download('no-such-run').catch((e: unknown) => e);
+    expect((error as CliError).code).toBe('NOT_FOUND');
+    expect(await readdir(root)).toEqual([]);
+  });
+
   it('CONFLICT for a queued run (exit code 1); unknown --type is a usage error', async () => {
     const error = await download('in-line').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CliError);
@@ -146,5 +178,10 @@ describe('runs download (real API)', () => {
     expect(cliExitCodeFor('CONFLICT')).toBe(1);
     const usage = await download('calm-heron', { type: 'summary,nope' }).catch((e: unknown) => e);
     expect((usage as CliError).code).toBe('USAGE_ERROR');
+    expect((usage as CliError).message).toBe(
+      'Unknown --type value(s): nope. Choose from: summary, results, artifacts, logs, all.',
+    );
+    const mixed = await download('calm-heron', { type: 'all,logs' }).catch((e: unknown) => e);
+    expect((mixed as CliError).message).toBe('--type all cannot be combined with other output types.');
   });
 });

@@ -44,9 +44,94 @@ let server: http.Server;
 let url: string;
 let root: string;
 
+/** The run view the CLI looks up first (GET /v1/runs/:name): a finished run, nothing scored. */
+function runInfo(name: string) {
+  const progress = {
+    total: 0,
+    done: 0,
+    running: 0,
+    queued: 0,
+    passed: 0,
+    failed: 0,
+    errored: 0,
+    cancelled: 0,
+    fraction: 0,
+  };
+  const at = '2026-01-01T00:00:00.000Z';
+  return {
+    id: `id-${name}`,
+    name,
+    status: 'finished',
+    benchmark_id: 'b',
+    benchmark_key: 'b',
+    benchmark_name: 'B',
+    task_count: 0,
+    agent_count: 0,
+    attempts_per_task: 1,
+    max_concurrent_attempts: 1,
+    best_pass_at_1: null,
+    progress,
+    created_by: null,
+    created_at: at,
+    started_at: at,
+    finished_at: at,
+    duration_ms: 0,
+    platform_url: `${url}/runs/${name}`,
+    creator_name: null,
+    creator_email: null,
+    timeout_multiplier: 1,
+    max_retries: 0,
+    pass_threshold: 1,
+    judge_model: null,
+    error_message: null,
+    agents: [],
+    task_selection: { task_set: null, task_names: null, categories: null },
+    secret_scopes: {},
+    results: {
+      run_id: `id-${name}`,
+      run_name: name,
+      status: 'finished',
+      benchmark_id: 'b',
+      benchmark_key: 'b',
+      task_count: 0,
+      attempts_per_task: 1,
+      created_at: at,
+      started_at: at,
+      finished_at: at,
+      duration_ms: 0,
+      progress,
+      totals: {
+        passed: 0,
+        failed: 0,
+        errored: 0,
+        cancelled: 0,
+        pending: 0,
+        total: 0,
+        cost_usd: null,
+        judge_cost_usd: null,
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_tokens: 0,
+        tokens: 0,
+      },
+      agents: [],
+      interval_method: 'wilson',
+      interval_level: 0.95,
+    },
+    attempts: [],
+    attempts_truncated: false,
+  };
+}
+
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
+    const info = /^\/v1\/runs\/([^/]+)$/.exec(u.pathname);
+    if (info && files[decodeURIComponent(info[1] as string)]) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: runInfo(decodeURIComponent(info[1] as string)) }));
+      return;
+    }
     const m = /^\/v1\/runs\/([^/]+)\/downloads\/(manifest|file)$/.exec(u.pathname);
     const run = m ? files[m[1] as string] : undefined;
     if (!m || !run) {
@@ -134,12 +219,17 @@ const client = () => new ApiClient({ baseUrl: url, token: 't' });
 
 describe('runs download against a misbehaving platform', () => {
   it('refuses manifest paths outside the run folder; nothing is written outside it; partial + exit 1', async () => {
-    const io = fakeIO({ env: { OSMOSIS_TOKEN: 't' } });
+    const io = fakeIO({ env: { OSMOSIS_TOKEN: 't' }, cwd: root });
     const ctx = buildContext(io, { json: true, platform: url }, 'benchmark runs download');
-    const report = await runsDownloadAction(ctx, 'evil', { output: root, type: 'all' });
+    const report = await runsDownloadAction(ctx, 'evil', { type: 'all' });
     expect(report.status).toBe('partial');
     expect(pendingExitCode()).toBe(1);
-    expect(CliActionEnvelope.parse(JSON.parse(io.out())).status).toBe('partial');
+    const envelope = CliActionEnvelope.parse(JSON.parse(io.out()));
+    expect(envelope.status).toBe('partial');
+    // upstream's files_failed: every refused path with why
+    expect(((envelope.resource?.files_failed ?? []) as { path: string }[]).map((f) => f.path).sort()).toEqual(
+      ['../x', '../../outside.txt', 'artifacts/a/../../../y', '/tmp/abs', 'artifacts\\..\\..\\z'].sort(),
+    );
     expect(report.refused.map((r) => r.path).sort()).toEqual(
       ['../x', '../../outside.txt', 'artifacts/a/../../../y', '/tmp/abs', 'artifacts\\..\\..\\z'].sort(),
     );
@@ -149,9 +239,9 @@ describe('runs download against a misbehaving platform', () => {
   });
 
   it('a failing file gives partial and exit 1; a cut transfer is retried and continued with a range', async () => {
-    const io = fakeIO({ env: { OSMOSIS_TOKEN: 't' } });
+    const io = fakeIO({ env: { OSMOSIS_TOKEN: 't' }, cwd: root });
     const ctx = buildContext(io, { json: false, plain: true, platform: url }, 'benchmark runs download');
-    const report = await runsDownloadAction(ctx, 'flaky', { output: root, type: 'all' });
+    const report = await runsDownloadAction(ctx, 'flaky', { type: 'all' });
     expect(report.status).toBe('partial');
     expect(pendingExitCode()).toBe(1);
     expect(report.downloaded.sort()).toEqual(['cut.csv', 'ok.csv']);
@@ -171,15 +261,14 @@ describe('runs download against a misbehaving platform', () => {
   });
 
   it('asks before more than 100 MiB: no terminal and no --yes → INTERACTIVE_REQUIRED; a "no" → cancelled', async () => {
-    const io = fakeIO({ env: { OSMOSIS_TOKEN: 't' } });
+    const io = fakeIO({ env: { OSMOSIS_TOKEN: 't' }, cwd: root });
     const ctx = buildContext(io, { json: true, platform: url }, 'benchmark runs download');
-    const error = await runsDownloadAction(ctx, 'huge', { output: root, type: 'artifacts' }).catch(
-      (e: unknown) => e,
-    );
+    const error = await runsDownloadAction(ctx, 'huge', { type: 'artifacts' }).catch((e: unknown) => e);
     expect((error as CliError).code).toBe('INTERACTIVE_REQUIRED');
+    expect((error as CliError).details).toMatchObject({ prompt: 'Download these run outputs?' });
     const declined = await downloadRun(client(), 'huge', {
       types: ['artifacts'],
-      root,
+      dir: path.join(root, 'huge'),
       overwrite: false,
       confirmLarge: async () => false,
     });
@@ -191,14 +280,14 @@ describe('runs download against a misbehaving platform', () => {
   it('an unknown run is NOT_FOUND; a hostile run name is refused before any request', async () => {
     const err = await downloadRun(client(), 'nope', {
       types: ['summary'],
-      root,
+      dir: path.join(root, 'nope'),
       overwrite: false,
       confirmLarge: async () => true,
     }).catch((e: unknown) => e);
     expect((err as CliError).code).toBe('NOT_FOUND');
     const bad = await downloadRun(client(), '../evil', {
       types: ['summary'],
-      root,
+      dir: path.join(root, 'evil'),
       overwrite: false,
       confirmLarge: async () => true,
     }).catch((e: unknown) => e);

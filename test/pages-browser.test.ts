@@ -99,16 +99,20 @@ describe.skipIf(!existsSync(CHROMIUM))('platform pages in Chromium', { timeout: 
     return r;
   };
 
-  /** `osmosis benchmark submit FILE --yes --json`; returns the run's name and printed page path. */
+  /**
+   * `osmosis benchmark submit configs/benchmark/FILE --yes --json` (configs live under
+   * configs/benchmark/ of the workspace directory, here the CLI's home); returns the run's name
+   * and the page path of the `benchmark.submit` action's resource.
+   */
   const submit = async (fileName: string, toml: string) => {
-    const file = path.join(home, fileName);
-    await writeFile(file, toml);
-    const r = await cli(['--json', 'benchmark', 'submit', file, '--yes']);
-    const data = JSON.parse(r.stdout).data as {
+    await mkdir(path.join(home, 'configs', 'benchmark'), { recursive: true });
+    await writeFile(path.join(home, 'configs', 'benchmark', fileName), toml);
+    const r = await cli(['--json', 'benchmark', 'submit', `configs/benchmark/${fileName}`, '--yes']);
+    const resource = JSON.parse(r.stdout).resource as {
       name: string;
       platform_url: string;
     };
-    return { name: data.name, pagePath: new URL(data.platform_url).pathname };
+    return { name: resource.name, pagePath: new URL(resource.platform_url).pathname };
   };
 
   const liveStatus = () => page.textContent('#live dl');

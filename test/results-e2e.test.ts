@@ -196,9 +196,10 @@ describe('results of a real run (oracle vs nop, 3 tasks × 3 attempts)', () => {
   });
 
   it('the downloaded CSVs carry the same numbers', async () => {
-    const io = fakeIO({ env: { OSMOSIS_TOKEN: owner.token } });
+    // from ROOT (not a repository): the run folder is ROOT/.osmosis/benchmarks/<run>
+    const io = fakeIO({ env: { OSMOSIS_TOKEN: owner.token }, cwd: root });
     const ctx = buildContext(io, { json: true, platform: api.url }, 'benchmark runs download');
-    const report = await runsDownloadAction(ctx, runName, { output: root, type: 'all' });
+    const report = await runsDownloadAction(ctx, runName, { type: 'all' });
     expect(report.failed).toEqual([]);
     expect(report.status).toBe('ok');
     expect(report.downloaded.some((p) => p.startsWith('artifacts/'))).toBe(true);

@@ -14,6 +14,18 @@ import { CliError } from '../packages/cli/src/errors.ts';
 import { pendingExitCode, setExitCode } from '../packages/cli/src/output.ts';
 import { buildProgram } from '../packages/cli/src/runner.ts';
 import { fakeIO } from '../packages/cli/src/testing.ts';
+import {
+  AGENT_METRIC_KEYS,
+  BENCHMARK_RUN_KEYS,
+  LOG_ITEM_KEYS,
+  missingKeys,
+  PROGRESS_KEYS,
+  RUN_AGENT_KEYS,
+  RUN_CONFIGURATION_KEYS,
+  RUN_INFO_KEYS,
+  RUN_TOTALS_KEYS,
+  STOP_RESOURCE_KEYS,
+} from '../packages/cli/src/upstream-keys.ts';
 
 let api: TestApi;
 let a: SeededMember;
@@ -73,12 +85,39 @@ describe('osmosis benchmark runs', () => {
     const list = await cli(['--json', 'benchmark', 'runs', 'list']);
     const listEnv = CliListEnvelope.parse(JSON.parse(list.out));
     expect(listEnv.items).toHaveLength(1);
+    // upstream's serialize_benchmark_run keys and progress {completed, total, unit}
+    expect(missingKeys(listEnv.items[0], BENCHMARK_RUN_KEYS)).toEqual([]);
+    expect(listEnv.items[0]).toMatchObject({
+      ingested_results: 1,
+      expected_results: 3,
+      progress: { completed: 1, total: 3, unit: 'results' },
+    });
+    const plainList = await cli(['--plain', 'benchmark', 'runs', 'list']);
+    expect(plainList.out.split('\t').slice(0, 3)).toEqual([run.runName, '[queued]', '1 / 3 results']);
     const human = await cli(['benchmark', 'runs', 'list']);
     expect(human.out).toMatch(new RegExp(`${run.runName}.*queued.*1/3 done`));
 
     const info = await cli(['--json', 'benchmark', 'runs', 'info', run.runName]);
     const infoEnv = CliObjectEnvelope.parse(JSON.parse(info.out));
     expect((infoEnv.data as { attempts: unknown[] }).attempts).toHaveLength(3);
+    // upstream's run_info data: benchmark_run, configuration, agents, progress, totals, agent_metrics
+    const infoData = infoEnv.data as Record<string, Record<string, unknown> & unknown[]>;
+    expect(missingKeys(infoData, RUN_INFO_KEYS)).toEqual([]);
+    expect(missingKeys(infoData.benchmark_run, BENCHMARK_RUN_KEYS)).toEqual([]);
+    expect(missingKeys(infoData.configuration, RUN_CONFIGURATION_KEYS)).toEqual([]);
+    expect(missingKeys(infoData.totals, RUN_TOTALS_KEYS)).toEqual([]);
+    expect(missingKeys(infoData.progress, PROGRESS_KEYS)).toEqual([]);
+    const agents = infoData.agents ?? [];
+    const agentMetrics = infoData.agent_metrics ?? [];
+    expect(agents.length).toBeGreaterThan(0);
+    expect(agentMetrics.length).toBeGreaterThan(0);
+    for (const agent of agents) expect(missingKeys(agent, RUN_AGENT_KEYS)).toEqual([]);
+    for (const metric of agentMetrics) expect(missingKeys(metric, AGENT_METRIC_KEYS)).toEqual([]);
+    expect(infoData.totals).toMatchObject({ passed: 1, failed: 0, errored: 0, cancelled: 0 });
+    const plainInfo = await cli(['--plain', 'benchmark', 'runs', 'info', run.runName]);
+    expect(plainInfo.out).toContain(`Name: ${run.runName}\n`);
+    expect(plainInfo.out).toContain('Progress: 1 / 3 results\n');
+    expect(plainInfo.out).toContain('Outcomes: 1 passed, 0 failed, 0 errored, 0 cancelled\n');
     const infoHuman = await cli(['benchmark', 'runs', 'info', run.runName]);
     expect(infoHuman.out).toMatch(/Status\s+queued/);
     expect(infoHuman.out).toMatch(/1 passed, 0 failed, 0 errored, 0 cancelled/);
@@ -91,6 +130,9 @@ describe('osmosis benchmark runs', () => {
     const page1 = JSON.parse(logs.out);
     expect(page1.items.map((e: { message: string }) => e.message)).toEqual(['m3', 'm4']);
     expect(page1.next_cursor).toBeTruthy();
+    // upstream's logs list: this page's count, has_more while older entries exist, next_offset null
+    expect(page1).toMatchObject({ total_count: 2, has_more: true, next_offset: null });
+    for (const item of page1.items) expect(missingKeys(item, LOG_ITEM_KEYS)).toEqual([]);
     const older = await cli([
       'benchmark',
       'runs',
@@ -111,9 +153,17 @@ describe('osmosis benchmark runs', () => {
 
     const noTty = await cli(['benchmark', 'runs', 'stop', run.runName]);
     expect(noTty.error?.code).toBe('INTERACTIVE_REQUIRED');
+    // looked up before the prompt: a missing run is NOT_FOUND, not INTERACTIVE_REQUIRED
+    const stopMissing = await cli(['benchmark', 'runs', 'stop', 'no-such-run']);
+    expect(stopMissing.error?.code).toBe('NOT_FOUND');
     const stop = await cli(['--json', 'benchmark', 'runs', 'stop', run.runName, '--yes']);
     const action = CliActionEnvelope.parse(JSON.parse(stop.out));
-    expect(action).toMatchObject({ status: 'ok', operation: 'benchmark.runs.stop' });
+    expect(action).toMatchObject({
+      status: 'success',
+      operation: 'benchmark.stop',
+      resource: { name: run.runName, id: run.runId, status: 'stopped' },
+    });
+    expect(missingKeys(action.resource, STOP_RESOURCE_KEYS)).toEqual([]);
     expect(action.message).toMatch(/2 queued attempt\(s\) cancelled/);
     const again = await cli(['benchmark', 'runs', 'stop', run.runName, '--yes']);
     expect(again.error?.code).toBe('CONFLICT');
@@ -162,7 +212,7 @@ describe('runs info scores', () => {
 });
 
 describe('--limit and --all of the list commands', () => {
-  it('pages past the API page cap of 200, and benchmark info --all shows every run', async () => {
+  it('--limit is at most 50 (upstream); --all pages past the API page cap of 200; benchmark info --all shows every run', async () => {
     const b = await api.seedWorkspace();
     const bench = await api.db.benchmark.create({
       data: {
@@ -254,24 +304,31 @@ describe('--limit and --all of the list commands', () => {
       expect(res.error).toBeUndefined();
       return CliListEnvelope.parse(JSON.parse(res.out));
     };
-    const runs300 = await list(['benchmark', 'runs', 'list', '--limit', '300']);
-    expect(runs300).toMatchObject({ total_count: 206, has_more: false, next_offset: null });
-    expect(runs300.items).toHaveLength(206);
-    expect(new Set(runs300.items.map((r) => (r as { name: string }).name)).size).toBe(206);
-    const runs201 = await list(['benchmark', 'runs', 'list', '--limit', '201', '--benchmark', 'many']);
-    expect(runs201).toMatchObject({ total_count: 205, has_more: true, next_offset: 201 });
-    expect(runs201.items).toHaveLength(201);
-    const benchmarks = await list(['benchmark', 'list', '--limit', '300']);
+    const runsAll = await list(['benchmark', 'runs', 'list', '--all']);
+    expect(runsAll).toMatchObject({ total_count: 206, has_more: false, next_offset: null });
+    expect(runsAll.items).toHaveLength(206);
+    expect(new Set(runsAll.items.map((r) => (r as { name: string }).name)).size).toBe(206);
+    const runs50 = await list(['benchmark', 'runs', 'list', '--benchmark', 'many']);
+    expect(runs50).toMatchObject({ total_count: 205, has_more: true, next_offset: 50 });
+    expect(runs50.items).toHaveLength(50);
+    const benchmarks = await list(['benchmark', 'list', '--all']);
     expect(benchmarks).toMatchObject({ total_count: 205, has_more: false });
     expect(benchmarks.items).toHaveLength(205);
-    const secrets = await list(['secret', 'list', '--limit', '300']);
+    const secrets = await list(['secret', 'list', '--all']);
     expect(secrets).toMatchObject({ items: [], total_count: 0, has_more: false });
+    const over = await cli(['benchmark', 'runs', 'list', '--limit', '51'], b.token);
+    expect(over.error?.code).toBe('USAGE_ERROR');
+    const both = await cli(['benchmark', 'list', '--all', '--limit', '10'], b.token);
+    expect(both.error).toMatchObject({
+      code: 'USAGE_ERROR',
+      message: '--all and --limit are mutually exclusive',
+    });
 
-    // benchmark info: the limit (beyond the detail's 20 through the runs list), or every run
+    // benchmark info: the --limit newest runs (default 50, through the runs list), or every run
     const runLines = (out: string) => out.split('\nRuns\n')[1]?.trimEnd().split('\n') ?? [];
     const info = await cli(['benchmark', 'info', 'many'], b.token);
-    expect(runLines(info.out)).toHaveLength(12); // header, 10 runs, the note
-    expect(runLines(info.out).at(-1)).toBe('showing 10 of 205; --all for every run');
+    expect(runLines(info.out)).toHaveLength(52); // header, 50 runs, the note
+    expect(runLines(info.out).at(-1)).toBe('showing 50 of 205; --all for every run');
     const info30 = await cli(['benchmark', 'info', 'many', '--limit', '30'], b.token);
     expect(
       runLines(info30.out)
@@ -285,9 +342,9 @@ describe('--limit and --all of the list commands', () => {
     const infoAllJson = await cli(['--json', 'benchmark', 'info', 'many', '--all'], b.token);
     const all = CliObjectEnvelope.parse(JSON.parse(infoAllJson.out)).data as {
       runs: { name: string }[];
-      run_count: number;
+      runs_total_count: number;
     };
-    expect(all.run_count).toBe(205);
+    expect(all.runs_total_count).toBe(205);
     expect(all.runs.map((r) => r.name)).toEqual(
       Array.from({ length: 205 }, (_, i) => `many-${String(204 - i).padStart(3, '0')}`),
     );

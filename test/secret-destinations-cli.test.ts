@@ -5,10 +5,10 @@
 // for any public host. DNS of the API is a fixed table (no lookups leave the machine).
 
 import type { LookupAddress } from 'node:dns';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CliActionEnvelope, CliErrorEnvelope, CliListEnvelope, CliObjectEnvelope } from '@osmosis/contracts';
+import { CliActionEnvelope, CliErrorEnvelope, CliListEnvelope } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SeededMember, startTestApi, type TestApi } from '../apps/api/src/testing.ts';
 import { type CliResult, osmosis } from './submit-cli-support.ts';
@@ -44,7 +44,8 @@ async function cli(args: string[], who: SeededMember, input?: string): Promise<C
   });
 }
 function config(name: string, baseUrl: string, key: string): string {
-  const file = path.join(home, name);
+  mkdirSync(path.join(home, 'configs', 'benchmark'), { recursive: true });
+  const file = path.join(home, 'configs', 'benchmark', name);
   writeFileSync(
     file,
     `[experiment]\nbenchmark = "tb"\n\n[[agents]]\nharness = "terminus-2"\n[agents.model]\ntype = "endpoint"\nbase_url = "${baseUrl}"\nmodel = "m"\napi_key_secret = "${key}"\n`,
@@ -96,9 +97,9 @@ describe('osmosis workspace endpoint-hosts and where submit sends secrets', { ti
     const file = config('unlisted.toml', 'https://models.example.test/v1', 'SHARED_KEY');
     const before = await submitRowCounts(api.db);
     const r = await submit(file, member);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     const error = cliError(r);
-    expect(error.code).toBe('INVALID_CONFIG');
+    expect(error).toMatchObject({ code: 'VALIDATION', details: { osmosis_code: 'INVALID_CONFIG' } });
     for (const words of [
       `${file}:8:1`,
       'agent 1 (harness terminus-2) would send the model key SHARED_KEY to models.example.test',
@@ -113,26 +114,26 @@ describe('osmosis workspace endpoint-hosts and where submit sends secrets', { ti
 
   it('a member cannot change the list', async () => {
     const add = await cli(['--json', 'workspace', 'endpoint-hosts', 'add', 'models.example.test'], member);
-    expect(add.code).toBe(3);
-    expect(cliError(add)).toMatchObject({ code: 'FORBIDDEN' });
+    expect(add.code).toBe(1);
+    expect(cliError(add)).toMatchObject({ code: 'PLATFORM_ERROR', details: { platform_code: 'FORBIDDEN' } });
     expect(cliError(add).message).toContain('admin role');
     const remove = await cli(
       ['--json', 'workspace', 'endpoint-hosts', 'remove', 'api.openai.com', '--yes'],
       member,
     );
-    expect(remove.code).toBe(3);
+    expect(remove.code).toBe(1);
   });
 
   it('an admin adds the host; the same submit is then accepted and the preview says where the key goes', async () => {
     const add = await cli(['--json', 'workspace', 'endpoint-hosts', 'add', 'Models.Example.test'], admin);
     expect(add.code, add.stderr).toBe(0);
     expect(CliActionEnvelope.parse(JSON.parse(add.stdout))).toMatchObject({
-      status: 'ok',
+      status: 'success',
       operation: 'workspace.endpoint_hosts.add',
       resource: { type: 'endpoint_host', name: 'models.example.test' },
     });
     const again = await cli(['--json', 'workspace', 'endpoint-hosts', 'add', 'models.example.test'], owner);
-    expect(JSON.parse(again.stdout).status).toBe('unchanged');
+    expect(JSON.parse(again.stdout).status).toBe('noop');
     const listed = await cli(['workspace', 'endpoint-hosts', 'list'], member);
     expect(listed.stdout).toMatch(new RegExp(`models\\.example\\.test\\s+workspace\\s+${admin.email}`));
 
@@ -144,7 +145,10 @@ describe('osmosis workspace endpoint-hosts and where submit sends secrets', { ti
     );
     const r = await submit(file, member);
     expect(r.code, r.stderr).toBe(0);
-    expect(CliObjectEnvelope.parse(JSON.parse(r.stdout)).data).toMatchObject({ status: 'queued' });
+    expect(CliActionEnvelope.parse(JSON.parse(r.stdout))).toMatchObject({
+      operation: 'benchmark.submit',
+      resource: { status: 'queued' },
+    });
   });
 
   it('a personal record goes to any public host its owner names', async () => {
@@ -158,7 +162,7 @@ describe('osmosis workspace endpoint-hosts and where submit sends secrets', { ti
       ['loop2.toml', 'http://localhost:8000/v1'],
     ]) {
       const r = await submit(config(name!, url!, 'MY_KEY'), member);
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(1);
       const error = cliError(r);
       expect(error.message).toContain('PRIVATE_ENDPOINT at agents[0].model.base_url');
       expect(error.message).toContain('is not a public internet address');
@@ -173,29 +177,32 @@ describe('osmosis workspace endpoint-hosts and where submit sends secrets', { ti
     );
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({
-      status: 'ok',
+      status: 'success',
       operation: 'workspace.endpoint_hosts.remove',
     });
     const gone = await cli(
       ['--json', 'workspace', 'endpoint-hosts', 'remove', 'models.example.test', '--yes'],
       admin,
     );
-    expect(gone.code).toBe(4);
+    expect(gone.code).toBe(1);
     expect(cliError(gone).code).toBe('NOT_FOUND');
     const noTty = await cli(
       ['--json', 'workspace', 'endpoint-hosts', 'remove', 'models.example.test'],
       admin,
     );
-    expect(noTty.code).toBe(2);
+    expect(noTty.code).toBe(1);
     expect(cliError(noTty).code).toBe('INTERACTIVE_REQUIRED');
     const bad = await cli(['--json', 'workspace', 'endpoint-hosts', 'add', 'https://x.example/v1'], admin);
-    expect(bad.code).toBe(2);
-    expect(cliError(bad).code).toBe('VALIDATION_ERROR');
+    expect(bad.code).toBe(1);
+    expect(cliError(bad)).toMatchObject({
+      code: 'VALIDATION',
+      details: { platform_code: 'VALIDATION_ERROR' },
+    });
     const refused = await submit(
       config('unlisted-again.toml', 'https://models.example.test/v1', 'SHARED_KEY'),
       member,
     );
-    expect(refused.code).toBe(2);
+    expect(refused.code).toBe(1);
     expect(cliError(refused).message).toContain('ENDPOINT_HOST_NOT_ALLOWED');
   });
 });

@@ -288,7 +288,7 @@ describe('planted secrets', { timeout: 900_000 }, () => {
     setExitCode(0);
     const report = await runsDownloadAction(ctx, name, { type: 'all', output: downloadRoot, yes: true });
     add2('CLI output', io.out() + io.err());
-    expect(CliActionEnvelope.parse(JSON.parse(io.out())).status, io.out()).toBe('ok');
+    expect(CliActionEnvelope.parse(JSON.parse(io.out())).status, io.out()).toBe('success');
     expect(report).toMatchObject({ status: 'ok', refused: [], failed: [] });
     const downloaded = await filesUnder(downloadRoot, 'CLI download');
     expect(downloaded.length).toBeGreaterThan(manifest.files.length);

@@ -5,10 +5,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { CliErrorEnvelope, cliObjectEnvelope, SubmittedRun } from '@osmosis/contracts';
+import { CliActionEnvelope, CliErrorEnvelope } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../apps/api/src/logger.ts';
 import { type SeededMember, startTestApi, type TestApi } from '../apps/api/src/testing.ts';
+import { missingKeys, SUBMIT_CONFIG_KEYS, SUBMIT_RESOURCE_KEYS } from '../packages/cli/src/upstream-keys.ts';
 import { type CliResult, osmosis } from './submit-cli-support.ts';
 import { PROVIDER_AGENT, seedBenchmark, submitRowCounts } from './submit-support.ts';
 
@@ -140,13 +141,23 @@ describe('osmosis benchmark submit', { timeout: 180_000 }, () => {
     const file = writeConfig('smoke.toml', SMOKE);
     await leavesNothing(async () => {
       const r = await cli(['benchmark', 'submit', file]);
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/Benchmark\s+Terminal-Bench 2\.1 \(terminal-bench-2-1\)/);
       expect(r.stderr).toContain('no terminal to ask on');
       expect(r.stderr).toContain('--yes');
       const json = await cli(['--json', 'benchmark', 'submit', file]);
-      expect(json.code).toBe(2);
-      expect(CliErrorEnvelope.parse(JSON.parse(json.stderr)).error.code).toBe('INTERACTIVE_REQUIRED');
+      expect(json.code).toBe(1);
+      expect(json.stdout).toBe('');
+      const err = CliErrorEnvelope.parse(JSON.parse(json.stderr)).error;
+      // upstream's details: the prompt and the summary it would have shown
+      expect(err).toMatchObject({
+        code: 'INTERACTIVE_REQUIRED',
+        message: expect.stringContaining('Use --yes to confirm in non-interactive mode.'),
+        details: {
+          prompt: 'Submit this benchmark run?',
+          summary: { Benchmark: 'terminal-bench-2-1', Agents: '1', 'Attempts per task': '1' },
+        },
+      });
     });
   });
 
@@ -183,11 +194,11 @@ harness = "oracle"
       /Secrets\s+OPENAI_API_KEY → personal record \(agents\[0\]\.model\.api_key_secret\)/,
     );
     expect(preview).toMatch(
-      /✓ Submitted run [a-z]+-[a-z]+(-\d+)? \([0-9a-f-]{36}\): queued, 2 tasks, 12 attempts/,
+      /✓ Benchmark run submitted: [a-z]+-[a-z]+(-\d+)? \(queued, 2 tasks, 12 attempts\)/,
     );
     expect(preview).toContain(`${PUBLIC_URL}/runs/`);
     expect(await jobCount()).toBe(jobs + 1);
-    const name = /Submitted run (\S+)/.exec(preview)![1]!;
+    const name = /Benchmark run submitted: (\S+)/.exec(preview)![1]!;
     const run = await api.db.run.findFirstOrThrow({
       where: { name },
       include: { _count: { select: { attempts: true, agents: true } } },
@@ -196,15 +207,74 @@ harness = "oracle"
     expect(run._count).toEqual({ attempts: 12, agents: 2 });
   });
 
-  it('--json --yes prints the run: id, name, status, task_count, created_at, platform_url', async () => {
+  it('--json --yes answers with the benchmark.submit action: upstream’s resource keys, one line', async () => {
     const file = writeConfig('smoke.toml', SMOKE);
     const r = await cli(['--json', 'benchmark', 'submit', file, '--yes']);
     expect(r.code, r.stderr).toBe(0);
-    const run = cliObjectEnvelope(SubmittedRun).parse(JSON.parse(r.stdout)).data;
-    expect(run).toMatchObject({ status: 'queued', task_count: 1, total_attempts: 1 });
+    expect(r.stdout.trimEnd()).not.toContain('\n');
+    const envelope = CliActionEnvelope.parse(JSON.parse(r.stdout));
+    expect(envelope).toMatchObject({
+      status: 'success',
+      operation: 'benchmark.submit',
+      resource: {
+        status: 'queued',
+        task_count: 1,
+        total_attempts: 1,
+        benchmark_name: 'terminal-bench-2-1',
+        workflow_id: null,
+        config: {
+          experiment: { benchmark: 'terminal-bench-2-1' },
+          tasks: { task_names: ['terminal-bench/git-multibranch'] },
+        },
+      },
+    });
+    const run = envelope.resource as { id: string; name: string; platform_url: string; created_at: string };
+    expect(missingKeys(run, SUBMIT_RESOURCE_KEYS)).toEqual([]);
+    expect(missingKeys((run as unknown as { config: unknown }).config, SUBMIT_CONFIG_KEYS)).toEqual([]);
+    expect(envelope.message).toContain(`Benchmark run submitted: ${run.name}`);
+    expect(envelope.next_steps_structured).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ action: 'benchmark_info', name: run.name }),
+        expect.objectContaining({ action: 'benchmark_list' }),
+        expect.objectContaining({ action: 'open_url', url: run.platform_url }),
+      ]),
+    );
     expect(run.platform_url).toBe(`${PUBLIC_URL}/runs/${run.name}`);
     expect(Date.parse(run.created_at)).not.toBeNaN();
     expect(await api.db.run.count({ where: { id: run.id } })).toBe(1);
+  });
+
+  it('the config must be a .toml under configs/benchmark/ of the workspace directory; relative from its root', async () => {
+    writeFileSync(path.join(home, 'loose.toml'), SMOKE);
+    await leavesNothing(async () => {
+      const outside = await cli(['--json', 'benchmark', 'submit', 'loose.toml', '--yes']);
+      expect(outside.code).toBe(1);
+      const err = CliErrorEnvelope.parse(JSON.parse(outside.stderr)).error;
+      expect(err.code).toBe('VALIDATION');
+      expect(err.message).toContain('must live under `configs/benchmark/`');
+      const abs = await cli(['benchmark', 'submit', path.join(home, 'loose.toml'), '--yes']);
+      expect(abs.code).toBe(1);
+      expect(abs.stderr).toContain('must live under `configs/benchmark/`');
+    });
+    // inside a repository, a relative path is taken from its top level, wherever the CLI runs
+    mkdirSync(path.join(home, 'repo', '.git'), { recursive: true });
+    mkdirSync(path.join(home, 'repo', 'configs', 'benchmark'), { recursive: true });
+    mkdirSync(path.join(home, 'repo', 'sub'), { recursive: true });
+    writeFileSync(path.join(home, 'repo', 'configs', 'benchmark', 'smoke.toml'), SMOKE);
+    const fromSub = await osmosis(
+      ['--json', 'benchmark', 'submit', 'configs/benchmark/smoke.toml', '--yes'],
+      {
+        platform: api.url,
+        token: member.token,
+        home,
+        cwd: path.join(home, 'repo', 'sub'),
+      },
+    );
+    outputs.push(fromSub);
+    expect(fromSub.code, fromSub.stderr).toBe(0);
+    expect(JSON.parse(fromSub.stdout).resource).toMatchObject({
+      workspace_directory: path.join(home, 'repo'),
+    });
   });
 
   it('HLE without parity: the warning is in the preview', async () => {
@@ -228,14 +298,18 @@ harness = "oracle"
     const file = writeConfig('typo.toml', SMOKE.replace('max_concurrent_attempts', 'max_concurent_attempts'));
     await leavesNothing(async () => {
       const r = await cli(['benchmark', 'submit', file, '--yes']);
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(1);
       expect(r.stderr).toContain(
         `${file}:9:1: unknown key \`max_concurent_attempts\` in [execution]; did you mean \`max_concurrent_attempts\`?`,
       );
       const json = await cli(['--json', 'benchmark', 'submit', file, '--yes']);
       const err = CliErrorEnvelope.parse(JSON.parse(json.stderr)).error;
-      expect(err.code).toBe('INVALID_CONFIG');
+      expect(err.code).toBe('VALIDATION');
+      // upstream's details ({error, issues: [{key, message}]}), then ours
       expect(err.details).toMatchObject({
+        error: 'Invalid benchmark config',
+        issues: [{ key: 'execution.max_concurent_attempts', code: 'UNKNOWN_KEY' }],
+        osmosis_code: 'INVALID_CONFIG',
         file_name: file,
         config_issues: [{ code: 'UNKNOWN_KEY', line: 9 }],
       });
@@ -249,7 +323,7 @@ harness = "oracle"
     );
     await leavesNothing(async () => {
       const r = await cli(['benchmark', 'submit', file, '--yes']);
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(1);
       expect(r.stderr).toContain(
         '2 task names in [tasks] task_names are not in this benchmark: nope-1, nope-2',
       );
@@ -265,6 +339,9 @@ harness = "oracle"
     await leavesNothing(async () => {
       const r = await cli(['benchmark', 'submit', file, '--yes'], owner);
       expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        'Could not find secret(s): OPENAI_API_KEY, ANTHROPIC_API_KEY, CURSOR_API_KEY.',
+      );
       expect(r.stderr).toContain('3 secret records this run needs do not exist for you');
       for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'CURSOR_API_KEY']) {
         expect(r.stderr).toContain(`  - ${name}`);
@@ -272,7 +349,7 @@ harness = "oracle"
       }
       const json = await cli(['--json', 'benchmark', 'submit', file, '--yes'], owner);
       const err = CliErrorEnvelope.parse(JSON.parse(json.stderr)).error;
-      expect(err.code).toBe('MISSING_SECRETS');
+      expect(err).toMatchObject({ code: 'VALIDATION', details: { platform_code: 'MISSING_SECRETS' } });
       expect((err.details as { missing: string[] }).missing).toEqual([
         'OPENAI_API_KEY',
         'ANTHROPIC_API_KEY',
@@ -290,14 +367,19 @@ harness = "oracle"
       expect(r.stderr).toContain('12 / 89 tasks');
       expect(r.stderr).toContain('osmosis benchmark list');
       const json = await cli(['--json', 'benchmark', 'submit', file, '--yes']);
-      expect(CliErrorEnvelope.parse(JSON.parse(json.stderr)).error.code).toBe('BENCHMARK_NOT_READY');
+      expect(CliErrorEnvelope.parse(JSON.parse(json.stderr)).error).toMatchObject({
+        code: 'CONFLICT',
+        details: { platform_code: 'BENCHMARK_NOT_READY', status_code: 409 },
+      });
     });
   });
 
-  it('a missing file is a usage error', async () => {
+  it('a missing file is VALIDATION (exit 1), as upstream', async () => {
     const r = await cli(['benchmark', 'submit', 'configs/benchmark/nope.toml', '--yes']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('cannot read configs/benchmark/nope.toml: no such file');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `Config file not found: ${path.join(home, 'configs', 'benchmark', 'nope.toml')}`,
+    );
   });
 
   it('osmosis init writes a smoke config that submits as is', async () => {

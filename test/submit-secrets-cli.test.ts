@@ -10,6 +10,7 @@ import { decryptSecretValue, parseSecretKeyRing } from '@osmosis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../apps/api/src/logger.ts';
 import { type SeededMember, startTestApi, type TestApi } from '../apps/api/src/testing.ts';
+import { missingKeys, SECRET_KEYS } from '../packages/cli/src/upstream-keys.ts';
 import { type CliResult, osmosis } from './submit-cli-support.ts';
 
 process.env.OSMOSIS_SECRET_KEYS = `cli1:${Buffer.alloc(32, 5).toString('base64')}`;
@@ -55,7 +56,7 @@ describe('osmosis secret', { timeout: 180_000 }, () => {
   it('set reads the value from piped stdin (personal by default)', async () => {
     const r = await cli(['secret', 'set', 'OPENAI_API_KEY'], member, `${PLANTED}\n`);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('Saved personal secret OPENAI_API_KEY');
+    expect(r.stdout).toContain('Secret "OPENAI_API_KEY" saved in personal scope.');
     const row = await api.db.secret.findFirstOrThrow({ where: { name: 'OPENAI_API_KEY' } });
     expect(row.scope).toBe('personal');
     const ring = parseSecretKeyRing(process.env.OSMOSIS_SECRET_KEYS);
@@ -69,8 +70,14 @@ describe('osmosis secret', { timeout: 180_000 }, () => {
     });
     expect(r.code, r.stderr).toBe(0);
     const env = CliActionEnvelope.parse(JSON.parse(r.stdout));
-    expect(env).toMatchObject({ status: 'ok', operation: 'secret.set' });
-    expect(env.message).toContain('Replaced personal secret OPENAI_API_KEY');
+    expect(env).toMatchObject({
+      status: 'success',
+      operation: 'secret.set',
+      resource: { name: 'OPENAI_API_KEY', scope: 'personal', created: false },
+    });
+    // upstream's serialize_environment_secret keys, never the value
+    expect(missingKeys(env.resource, SECRET_KEYS)).toEqual([]);
+    expect(env.message).toContain('Secret "OPENAI_API_KEY" saved in personal scope (replaced).');
     expect(await api.db.secret.count({ where: { name: 'OPENAI_API_KEY' } })).toBe(1);
   });
 
@@ -80,11 +87,14 @@ describe('osmosis secret', { timeout: 180_000 }, () => {
       member,
       PLANTED,
     );
-    expect(denied.code).toBe(3);
-    expect(CliErrorEnvelope.parse(JSON.parse(denied.stderr)).error.code).toBe('FORBIDDEN');
+    expect(denied.code).toBe(1);
+    expect(CliErrorEnvelope.parse(JSON.parse(denied.stderr)).error).toMatchObject({
+      code: 'PLATFORM_ERROR',
+      details: { platform_code: 'FORBIDDEN', status_code: 403 },
+    });
     const ok = await cli(['secret', 'set', 'SHARED_KEY', '--scope', 'workspace'], owner, PLANTED);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stdout).toContain('Saved workspace secret SHARED_KEY');
+    expect(ok.stdout).toContain('Secret "SHARED_KEY" saved in workspace scope.');
   });
 
   it('list shows names, scopes, who and when — never values', async () => {
@@ -97,17 +107,48 @@ describe('osmosis secret', { timeout: 180_000 }, () => {
       JSON.parse((await cli(['--json', 'secret', 'list', '--scope', 'workspace'], member)).stdout),
     );
     expect(json.items.map((i) => (i as { name: string }).name)).toEqual(['SHARED_KEY']);
+    expect(missingKeys(json.items[0], SECRET_KEYS)).toEqual([]);
+    expect(json.items[0]).toMatchObject({
+      scope: 'workspace',
+      creator_name: owner.email,
+      updater_name: owner.email,
+    });
+    // --plain: name, scope, updated, updated by — tab-separated, no header (upstream's columns)
+    const plain = await cli(['--plain', 'secret', 'list', '--scope', 'workspace'], member);
+    expect(plain.stdout.trimEnd().split('\t')).toEqual([
+      'SHARED_KEY',
+      'Workspace',
+      expect.stringMatching(/^\d{4}-\d\d-\d\d /),
+      owner.email,
+    ]);
   });
 
-  it('delete asks for confirmation; without a terminal it needs --yes', async () => {
+  it('delete looks the record up first (NOT_FOUND, with the other scope named), then asks; without a terminal it needs --yes', async () => {
     const noYes = await cli(['secret', 'delete', 'OPENAI_API_KEY'], member);
-    expect(noYes.code).toBe(2);
+    expect(noYes.code).toBe(1);
     expect(noYes.stderr).toContain('--yes');
-    const r = await cli(['secret', 'delete', 'OPENAI_API_KEY', '--yes'], member);
+    const wrongScope = await cli(['--json', 'secret', 'delete', 'SHARED_KEY'], member);
+    expect(wrongScope.code).toBe(1);
+    const err = CliErrorEnvelope.parse(JSON.parse(wrongScope.stderr)).error;
+    expect(err).toMatchObject({ code: 'NOT_FOUND', details: { found_in_scope: 'workspace' } });
+    expect(err.message).toBe(
+      'Secret "SHARED_KEY" not found in personal scope.\nDid you mean: osmosis secret delete SHARED_KEY --scope workspace',
+    );
+    const r = await cli(['--json', 'secret', 'delete', 'OPENAI_API_KEY', '--yes'], member);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('Deleted the personal secret record OPENAI_API_KEY');
-    const again = await cli(['secret', 'delete', 'OPENAI_API_KEY', '--yes'], member);
-    expect(again.code).toBe(4);
+    const deleted = CliActionEnvelope.parse(JSON.parse(r.stdout));
+    expect(deleted).toMatchObject({
+      status: 'success',
+      operation: 'secret.delete',
+      resource: { name: 'OPENAI_API_KEY', scope: 'personal' },
+      message: 'Secret "OPENAI_API_KEY" deleted from personal scope.',
+    });
+    const again = await cli(['--json', 'secret', 'delete', 'OPENAI_API_KEY', '--yes'], member);
+    expect(again.code).toBe(1);
+    expect(CliErrorEnvelope.parse(JSON.parse(again.stderr)).error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'Secret "OPENAI_API_KEY" not found.',
+    });
   });
 
   it('the planted value appears nowhere', async () => {

@@ -47,6 +47,7 @@ export interface SecretRow {
   scope: Scope;
   ownerId: string | null;
   setById: string;
+  createdById: string | null;
   keyId: string;
   createdAt: Date;
   updatedAt: Date;
@@ -60,6 +61,7 @@ export const SECRET_ROW_SELECT = {
   scope: true,
   ownerId: true,
   setById: true,
+  createdById: true,
   keyId: true,
   createdAt: true,
   updatedAt: true,
@@ -91,7 +93,10 @@ export async function upsertSecret(
       const row = await tx.secret.update({ where: { id: existing.id }, data, select: SECRET_ROW_SELECT });
       return { row: row as SecretRow, created: false };
     }
-    const row = await tx.secret.create({ data: { ...ref, ...data }, select: SECRET_ROW_SELECT });
+    const row = await tx.secret.create({
+      data: { ...ref, ...data, createdById: input.userId },
+      select: SECRET_ROW_SELECT,
+    });
     return { row: row as SecretRow, created: true };
   });
 }

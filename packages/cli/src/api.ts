@@ -2,6 +2,7 @@
 import type { Context } from './context.ts';
 import { type Credential, resolveCredential } from './credentials.ts';
 import { CliError } from './errors.ts';
+import { GIT_HEADER, pickLinkedWorkspace } from './git-link.ts';
 import { ApiClient, DEFAULT_TIMEOUT_MS } from './http.ts';
 import { note } from './output.ts';
 
@@ -26,22 +27,50 @@ function authHint(ctx: Context, credential: Credential): string {
   return `the stored login${ws ? ` for workspace ${ws}` : ''} was rejected by ${ctx.platformUrl} (revoked or expired?); log in again with \`osmosis auth login --token\``;
 }
 
-/** A client with the command's credential (OSMOSIS_TOKEN or the stored login). */
+/** `X-Osmosis-Git: <identity>` inside a repository whose origin the CLI can name (as upstream). */
+export function gitHeaders(ctx: Context): Record<string, string> {
+  const identity = ctx.workspaceDirectory()?.git?.identity;
+  return identity ? { [GIT_HEADER]: identity } : {};
+}
+
+/**
+ * A client with the command's credential: OSMOSIS_TOKEN, the stored login of --workspace, the
+ * stored login of the workspace the repository's origin is linked to, or the default stored
+ * login. `credential` is final once the first request has been sent (`await client.ready()`).
+ */
 export function authenticatedClient(ctx: Context): ApiClient & { credential: Credential } {
-  const credential = resolveCredential(ctx);
-  if (credential.source === 'env' && ctx.workspace !== undefined) {
+  const first = resolveCredential(ctx);
+  if (first.source === 'env' && ctx.workspace !== undefined) {
     note(
       ctx,
       `note: OSMOSIS_TOKEN is set, so its workspace is used; --workspace ${ctx.workspace} only selects among stored logins.`,
     );
   }
+  const timeoutMs = timeoutFrom(ctx.io.env);
+  const headers = gitHeaders(ctx);
+  const holder: { credential: Credential } = { credential: first };
   const client = new ApiClient({
     baseUrl: ctx.platformUrl,
-    token: credential.token,
-    timeoutMs: timeoutFrom(ctx.io.env),
-    authHint: authHint(ctx, credential),
+    token: first.token,
+    timeoutMs,
+    authHint: authHint(ctx, first),
+    headers,
+    ...(headers[GIT_HEADER] && first.selected_by === 'default'
+      ? {
+          prepare: async (self: ApiClient) => {
+            const probe = new ApiClient({ baseUrl: ctx.platformUrl, token: first.token, timeoutMs, headers });
+            const chosen = await pickLinkedWorkspace(ctx, first, probe);
+            if (chosen !== first) {
+              holder.credential = chosen;
+              self.setCredential(chosen.token, authHint(ctx, chosen));
+            }
+          },
+        }
+      : {}),
   });
-  return Object.assign(client, { credential });
+  return Object.defineProperty(client, 'credential', { get: () => holder.credential }) as ApiClient & {
+    credential: Credential;
+  };
 }
 
 /** A client with an explicit token (auth login verifies a candidate token) or none. */
@@ -51,5 +80,6 @@ export function clientWithToken(ctx: Context, token: string | undefined, authHin
     ...(token === undefined ? {} : { token }),
     timeoutMs: timeoutFrom(ctx.io.env),
     ...(authHintText === undefined ? {} : { authHint: authHintText }),
+    headers: gitHeaders(ctx),
   });
 }

@@ -2,18 +2,33 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from './errors.ts';
+import { findWorkspaceDirectory, type WorkspaceDirectory } from './workspace-dir.ts';
 
-/** Streams and environment of one CLI invocation (the real process, or a test's fakes). */
+/** Streams, environment and working directory of one CLI invocation (the process, or a test's fakes). */
 export interface CliIO {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
+  /** working directory (default: the process's) */
+  cwd?: string;
 }
 
 export function processIO(): CliIO {
   return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
 }
+
+/** The invocation's working directory. */
+export function cwdOf(io: CliIO): string {
+  return io.cwd ?? process.cwd();
+}
+
+/**
+ * Output format, as upstream selects it: `json` (--json), `plain` (--plain: tab-separated rows
+ * without a header, `Label: value` details), else `rich` (tables for people; colour only on a
+ * terminal).
+ */
+export type OutputFormat = 'rich' | 'plain' | 'json';
 
 export const DEFAULT_PLATFORM_URL = 'http://127.0.0.1:8787';
 
@@ -30,6 +45,8 @@ export interface Context {
   io: CliIO;
   /** `--json`: machine output (envelopes on stdout, errors as JSON on stderr). */
   json: boolean;
+  /** rich | plain | json (see OutputFormat) */
+  format: OutputFormat;
   /** No colour, no live redraw: `--plain`, NO_COLOR, TERM=dumb, or stdout not a terminal. */
   plain: boolean;
   /** Colour on stdout / stderr. */
@@ -41,10 +58,17 @@ export interface Context {
   workspace: string | undefined;
   /** Directory of credentials.json. */
   configDir: string;
-  /** stdin is a terminal that can answer prompts. */
+  /**
+   * May prompt: rich output and stdin a terminal (as upstream: `--json` and `--plain` never
+   * prompt; a confirmation they would need is INTERACTIVE_REQUIRED).
+   */
   interactive: boolean;
   /** Command path as typed, e.g. `auth whoami`. */
   command: string;
+  /** Working directory. */
+  cwd: string;
+  /** The git repository around `cwd` and its origin (computed once, on first use). */
+  workspaceDirectory(): WorkspaceDirectory | null;
 }
 
 /** `http://Host:8787/` → `http://host:8787`; rejects non-http(s) URLs. */
@@ -82,19 +106,28 @@ export function buildContext(io: CliIO, options: GlobalOptions, command: string)
   const env = io.env;
   const noColor = (env.NO_COLOR ?? '') !== '' || env.TERM === 'dumb';
   const json = options.json === true;
+  const format: OutputFormat = json ? 'json' : options.plain === true ? 'plain' : 'rich';
   const plain = options.plain === true || noColor || io.stdout.isTTY !== true;
   const platformRaw = options.platform ?? (env.OSMOSIS_PLATFORM_URL || DEFAULT_PLATFORM_URL);
+  const cwd = cwdOf(io);
+  let found: WorkspaceDirectory | null | undefined;
   return {
     io,
     json,
+    format,
     plain,
     color: !json && !plain,
     colorErr: !json && options.plain !== true && !noColor && io.stderr.isTTY === true,
     platformUrl: normalizePlatformUrl(platformRaw),
     workspace: options.workspace,
     configDir: configDirFrom(env),
-    interactive: io.stdin.isTTY === true,
+    interactive: format === 'rich' && io.stdin.isTTY === true,
     command,
+    cwd,
+    workspaceDirectory: () => {
+      if (found === undefined) found = findWorkspaceDirectory(cwd);
+      return found;
+    },
   };
 }
 

@@ -95,6 +95,25 @@ describe('credential store', () => {
 });
 
 describe('resolveCredential', () => {
+  it('sends OSMOSIS_TOKEN only to the platform OSMOSIS_TOKEN_PLATFORM_URL binds it to (upstream)', () => {
+    const ctx = (platform: string) =>
+      buildContext(
+        fakeIO({
+          env: {
+            OSMOSIS_CONFIG_DIR: dir,
+            OSMOSIS_TOKEN: 'env-token',
+            OSMOSIS_TOKEN_PLATFORM_URL: 'http://Bound:8787/',
+          },
+        }),
+        { platform },
+        'x',
+      );
+    expect(resolveCredential(ctx('http://bound:8787'))).toMatchObject({ token: 'env-token', source: 'env' });
+    expect(() => resolveCredential(ctx('http://other:8787'))).toThrow(
+      expect.objectContaining({ code: 'ENV_TOKEN_PLATFORM_MISMATCH' }),
+    );
+  });
+
   it('prefers OSMOSIS_TOKEN over the stored login', () => {
     saveLogin(dir, URL_A, login('default', 'stored-token'));
     const stored = buildContext(fakeIO({ env: { OSMOSIS_CONFIG_DIR: dir } }), {}, 'x');
@@ -104,7 +123,7 @@ describe('resolveCredential', () => {
       {},
       'x',
     );
-    expect(resolveCredential(env)).toEqual({ token: 'env-token', source: 'env' });
+    expect(resolveCredential(env)).toEqual({ token: 'env-token', source: 'env', selected_by: 'env' });
   });
 
   it('selects the stored login of --workspace', () => {

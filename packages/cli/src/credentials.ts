@@ -3,7 +3,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CliCredentialsFile, CliStoredLogin } from '@osmosis/contracts';
-import type { Context } from './context.ts';
+import { type Context, normalizePlatformUrl } from './context.ts';
 import { CliError } from './errors.ts';
 
 export const CREDENTIALS_FILE = 'credentials.json';
@@ -49,7 +49,7 @@ export function readCredentials(configDir: string): CliCredentialsFile {
     parsed = undefined;
   }
   if (!isValidFile(parsed)) {
-    throw new CliError('LOCAL_IO_ERROR', `${file} is not a valid osmosis credentials file`, {
+    throw new CliError('CREDENTIALS_PARSE_FAILED', `${file} is not a valid osmosis credentials file`, {
       hint: `remove it (rm ${file}) and log in again with \`osmosis auth login --token\``,
     });
   }
@@ -124,23 +124,68 @@ export function findLogin(
   return name === null || name === undefined ? undefined : platform.logins[name];
 }
 
+/**
+ * OSMOSIS_TOKEN_PLATFORM_URL (upstream's binding): when set, OSMOSIS_TOKEN is sent only to that
+ * platform; any other is ENV_TOKEN_PLATFORM_MISMATCH, before a request carries the token.
+ */
+function checkTokenBinding(ctx: Context): void {
+  const bound = ctx.io.env.OSMOSIS_TOKEN_PLATFORM_URL?.trim();
+  if (!bound) return;
+  let normalized: string;
+  try {
+    normalized = normalizePlatformUrl(bound);
+  } catch {
+    normalized = bound;
+  }
+  if (normalized === ctx.platformUrl) return;
+  throw new CliError(
+    'ENV_TOKEN_PLATFORM_MISMATCH',
+    `OSMOSIS_TOKEN is bound to ${normalized} (OSMOSIS_TOKEN_PLATFORM_URL), not to ${ctx.platformUrl}; it was not sent`,
+    {
+      details: { token_platform_url: normalized, platform_url: ctx.platformUrl },
+      hint: 'point the CLI at the platform the token belongs to, or set OSMOSIS_TOKEN_PLATFORM_URL to this one',
+    },
+  );
+}
+
+/** The stored login of a workspace, by its id, on a platform. */
+export function findLoginByWorkspace(
+  configDir: string,
+  platformUrl: string,
+  workspaceId: string,
+): CliStoredLogin | undefined {
+  const platform = readCredentials(configDir).platforms[platformUrl];
+  return Object.values(platform?.logins ?? {}).find((login) => login.workspace_id === workspaceId);
+}
+
 export interface Credential {
   token: string;
   source: 'env' | 'stored';
   login?: CliStoredLogin;
+  /** what chose it: OSMOSIS_TOKEN, --workspace, the git link of the repository, or the default */
+  selected_by: 'env' | 'flag' | 'git' | 'default';
 }
 
 /**
  * The token to use: OSMOSIS_TOKEN, else the stored login for the platform (and `--workspace`).
- * Throws NOT_LOGGED_IN with the fix when there is none.
+ * Throws NOT_LOGGED_IN with the fix when there is none. (authenticatedClient may then replace a
+ * default login by the one of the workspace the repository is linked to: git-link.ts.)
  */
 export function resolveCredential(ctx: Context): Credential {
   const envToken = ctx.io.env.OSMOSIS_TOKEN?.trim();
-  if (envToken) return { token: envToken, source: 'env' };
+  if (envToken) {
+    checkTokenBinding(ctx);
+    return { token: envToken, source: 'env', selected_by: 'env' };
+  }
   const login = findLogin(ctx.configDir, ctx.platformUrl, ctx.workspace);
-  if (login) return { token: login.token, source: 'stored', login };
+  if (login)
+    return { token: login.token, source: 'stored', login, selected_by: ctx.workspace ? 'flag' : 'default' };
   const where = ctx.workspace ? ` for workspace ${ctx.workspace}` : '';
-  throw new CliError('NOT_LOGGED_IN', `not logged in to ${ctx.platformUrl}${where}`, {
-    hint: 'log in with `osmosis auth login --token` (hidden prompt on a terminal, or pipe the token on stdin), or set OSMOSIS_TOKEN',
-  });
+  throw new CliError(
+    'NOT_LOGGED_IN',
+    `Not logged in to ${ctx.platformUrl}${where}. Run 'osmosis auth login' first.`,
+    {
+      hint: 'log in with `osmosis auth login --token TOKEN` (or `--token` alone: hidden prompt on a terminal, or the token piped on stdin), or set OSMOSIS_TOKEN',
+    },
+  );
 }

@@ -33,6 +33,13 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** Added to UNAUTHENTICATED errors (e.g. which credential was rejected and how to fix it). */
   authHint?: string;
+  /** Sent with every request (e.g. `X-Osmosis-Git`). */
+  headers?: Record<string, string>;
+  /**
+   * Awaited once before the first request: may choose the credential (`setCredential`), e.g.
+   * the stored login of the workspace a git repository is linked to.
+   */
+  prepare?: (client: ApiClient) => Promise<void>;
   fetch?: typeof fetch;
 }
 
@@ -69,9 +76,12 @@ function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>
 
 export class ApiClient {
   readonly baseUrl: string;
-  readonly #token: string | undefined;
+  #token: string | undefined;
   readonly #timeoutMs: number;
-  readonly #authHint: string | undefined;
+  #authHint: string | undefined;
+  readonly #headers: Record<string, string>;
+  readonly #prepare: ((client: ApiClient) => Promise<void>) | undefined;
+  #prepared: Promise<void> | undefined;
   readonly #fetch: typeof fetch;
 
   constructor(options: ApiClientOptions) {
@@ -79,7 +89,22 @@ export class ApiClient {
     this.#token = options.token;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#authHint = options.authHint;
+    this.#headers = options.headers ?? {};
+    this.#prepare = options.prepare;
     this.#fetch = options.fetch ?? fetch;
+  }
+
+  /** Use another credential from now on (from `prepare`). */
+  setCredential(token: string, authHint?: string): void {
+    this.#token = token;
+    if (authHint !== undefined) this.#authHint = authHint;
+  }
+
+  /** Runs `prepare` once; every request waits for it. */
+  ready(): Promise<void> {
+    if (!this.#prepare) return Promise.resolve();
+    this.#prepared ??= this.#prepare(this);
+    return this.#prepared;
   }
 
   url(path: string, query?: Record<string, QueryValue>): string {
@@ -101,9 +126,11 @@ export class ApiClient {
     path: string,
     init: RequestOptions & { rawBody?: RequestInit['body'] } = {},
   ): Promise<Response> {
+    await this.ready();
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': `osmosis-cli/${cliVersion()}`,
+      ...this.#headers,
       ...init.headers,
     };
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;

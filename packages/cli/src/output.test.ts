@@ -2,7 +2,15 @@ import { CliActionEnvelope, CliErrorEnvelope, CliListEnvelope, CliObjectEnvelope
 import { beforeEach, describe, expect, it } from 'vitest';
 import { buildContext } from './context.ts';
 import { CliError } from './errors.ts';
-import { pendingExitCode, printAction, printError, printList, printObject, setExitCode } from './output.ts';
+import {
+  pendingExitCode,
+  printAction,
+  printError,
+  printList,
+  printObject,
+  setExitCode,
+  step,
+} from './output.ts';
 import type { Column } from './table.ts';
 import { fakeIO } from './testing.ts';
 
@@ -63,40 +71,56 @@ describe('--json envelopes', () => {
   it('prints an action as {schema_version, status, operation, resource, message, next_steps_structured}', () => {
     const { io, ctx } = ctxOf({ json: true });
     printAction(ctx, {
-      status: 'ok',
-      operation: 'benchmark.runs.stop',
-      resource: { type: 'run', id: 'r1', name: 'bright-otter' },
+      status: 'success',
+      operation: 'benchmark.stop',
+      resource: { id: 'r1', name: 'bright-otter', status: 'stopped' },
       message: 'Stopped.',
-      next_steps_structured: [{ description: 'See it', command: 'osmosis benchmark runs info bright-otter' }],
+      next_steps_structured: [step('See it', 'osmosis benchmark runs info bright-otter')],
+      extra: { platform_url: 'http://x/runs/bright-otter' },
     });
+    expect(io.out().endsWith('\n')).toBe(true);
+    expect(io.out().trimEnd()).not.toContain('\n'); // one line, as upstream
     const parsed = CliActionEnvelope.parse(JSON.parse(io.out()));
-    expect(parsed.status).toBe('ok');
+    expect(parsed.status).toBe('success');
     expect(parsed.resource?.name).toBe('bright-otter');
+    expect(parsed.platform_url).toBe('http://x/runs/bright-otter');
+    expect(parsed.next_steps_structured).toEqual([
+      {
+        action: 'benchmark.runs.info',
+        description: 'See it',
+        command: 'osmosis benchmark runs info bright-otter',
+      },
+    ]);
     expect(pendingExitCode()).toBe(0);
   });
 
-  it('sets exit code 1 for partial, failed and cancelled actions', () => {
-    for (const status of ['partial', 'failed', 'cancelled'] as const) {
+  it('sets exit code 1 for partial and failed actions; 0 for a declined confirmation, as upstream', () => {
+    for (const status of ['partial', 'failed'] as const) {
       setExitCode(0);
       const { ctx } = ctxOf({ json: true });
       printAction(ctx, { status, operation: 'x' });
       expect(pendingExitCode()).toBe(1);
     }
-    setExitCode(0);
-    printAction(ctxOf({ json: true }).ctx, { status: 'unchanged', operation: 'x' });
-    expect(pendingExitCode()).toBe(0);
+    for (const status of ['noop', 'cancelled'] as const) {
+      setExitCode(0);
+      printAction(ctxOf({ json: true }).ctx, { status, operation: 'x' });
+      expect(pendingExitCode()).toBe(0);
+    }
   });
 
-  it('prints errors to stderr as {schema_version, command, cli_version, error}', () => {
+  it('prints errors to stderr as one line {schema_version, command, cli_version, error}', () => {
     const { io } = ctxOf({ json: true });
     printError(
       { io, json: true, colorErr: false, command: 'auth whoami', cliVersion: '9.9.9' },
       new CliError('NOT_FOUND', 'run bright-otter not found', {
         details: { name: 'bright-otter' },
         hint: 'list runs',
+        status: 404,
       }),
+      'NOT_FOUND',
     );
     expect(io.out()).toBe('');
+    expect(io.err().trimEnd()).not.toContain('\n');
     const parsed = CliErrorEnvelope.parse(JSON.parse(io.err()));
     expect(parsed).toEqual({
       schema_version: 1,
@@ -105,9 +129,24 @@ describe('--json envelopes', () => {
       error: {
         code: 'NOT_FOUND',
         message: 'run bright-otter not found',
-        details: { name: 'bright-otter' },
+        details: { name: 'bright-otter', platform_code: 'NOT_FOUND', status_code: 404 },
         hint: 'list runs',
       },
+    });
+  });
+
+  it('keeps the finer code in details.osmosis_code, details always an object, command <root> when none', () => {
+    const { io } = ctxOf({ json: true });
+    printError(
+      { io, json: true, colorErr: false, command: '', cliVersion: '1' },
+      new CliError('NOT_LOGGED_IN', 'not logged in'),
+      'AUTH_REQUIRED',
+    );
+    expect(JSON.parse(io.err())).toEqual({
+      schema_version: 1,
+      command: '<root>',
+      cli_version: '1',
+      error: { code: 'AUTH_REQUIRED', message: 'not logged in', details: { osmosis_code: 'NOT_LOGGED_IN' } },
     });
   });
 });
@@ -148,10 +187,10 @@ describe('human output', () => {
   it('prints an action message with next steps', () => {
     const { io, ctx } = ctxOf();
     printAction(ctx, {
-      status: 'ok',
+      status: 'success',
       operation: 'auth.login',
       message: 'Logged in.',
-      next_steps_structured: [{ description: 'Check', command: 'osmosis auth whoami' }],
+      next_steps_structured: [step('Check', 'osmosis auth whoami')],
     });
     expect(io.out()).toBe('✓ Logged in.\n\nNext steps:\n  Check: osmosis auth whoami\n');
   });
@@ -164,7 +203,53 @@ describe('human output', () => {
         details: { issues: [{ path: 'body.name', message: 'Required' }] },
         hint: 'fix the name',
       }),
+      'VALIDATION',
     );
     expect(io.err()).toBe('error: invalid request\n  - body.name: Required\nhint: fix the name\n');
+  });
+});
+
+describe('--plain (upstream renderer: rows without a header, `Label: value` details)', () => {
+  it('prints list rows tab-separated without a header, cells without tabs or line breaks, nothing for none', () => {
+    const { io, ctx } = ctxOf({ plain: true, tty: true });
+    printList(
+      ctx,
+      {
+        ...page,
+        items: [
+          { id: 'a1', name: 'al\tpha\nx' },
+          { id: 'b2', name: 'beta' },
+        ],
+      },
+      { columns },
+    );
+    expect(io.out()).toBe('al pha x\ta1\nbeta\tb2\n');
+    expect(io.err()).toBe('');
+    const empty = ctxOf({ plain: true });
+    printList(
+      empty.ctx,
+      { items: [], total_count: 0, has_more: false, next_offset: null },
+      { columns, empty: 'none' },
+    );
+    expect(empty.io.out()).toBe('');
+  });
+
+  it('prints details as Label: value lines and actions as their message and next steps', () => {
+    const { io, ctx } = ctxOf({ plain: true });
+    printObject(
+      ctx,
+      { a: 1 },
+      () => 'rich',
+      (d) => [['Name', `x${d.a}`], ['Empty', null], 'Section:'],
+    );
+    expect(io.out()).toBe('Name: x1\nEmpty: \nSection:\n');
+    const action = ctxOf({ plain: true });
+    printAction(action.ctx, {
+      status: 'success',
+      operation: 'x',
+      message: 'Done.',
+      next_steps_structured: [step('Check', 'osmosis auth whoami'), { action: 'open_url', url: 'http://u' }],
+    });
+    expect(action.io.out()).toBe('Done.\nCheck: osmosis auth whoami\nhttp://u\n');
   });
 });

@@ -18,7 +18,7 @@ describe('confirm', () => {
     const io = fakeIO();
     expect(
       await confirm(
-        { io, interactive: false, command: 'benchmark runs stop' },
+        { io, interactive: false, command: 'benchmark runs stop', format: 'rich' as const },
         { message: 'Stop?', yes: true },
       ),
     ).toBe(true);
@@ -28,13 +28,28 @@ describe('confirm', () => {
   it('fails with INTERACTIVE_REQUIRED without a terminal and without --yes', async () => {
     const io = fakeIO({ stdin: 'y\n' });
     const promise = confirm(
-      { io, interactive: false, command: 'benchmark runs stop' },
+      { io, interactive: false, command: 'benchmark runs stop', format: 'rich' as const },
       { message: 'Stop run x?', yes: false },
     );
     await expect(promise).rejects.toMatchObject({
       code: 'INTERACTIVE_REQUIRED',
+      message: expect.stringContaining('Use --yes to confirm in non-interactive mode.'),
+      details: { prompt: 'Stop run x?' },
       hint: expect.stringContaining('--yes'),
     });
+  });
+
+  it('never prompts with --plain: INTERACTIVE_REQUIRED with the summary, also written to stderr (upstream)', async () => {
+    const io = fakeIO({ stdin: 'y\n', stdinTTY: true });
+    const promise = confirm(
+      { io, interactive: false, command: 'secret delete', format: 'plain' },
+      { message: 'Delete it?', yes: false, summary: [['Name', 'X']], warnings: ['careful'] },
+    );
+    await expect(promise).rejects.toMatchObject({
+      code: 'INTERACTIVE_REQUIRED',
+      details: { prompt: 'Delete it?', summary: { Name: 'X' }, warnings: ['careful'] },
+    });
+    expect(io.err()).toBe('Confirmation required: Delete it?\n  Name: X\nWarnings:\n  - careful\n');
   });
 
   it('asks on stderr on a terminal and accepts y / yes, refuses anything else', async () => {
@@ -46,9 +61,12 @@ describe('confirm', () => {
       ['maybe\n', false],
     ] as const) {
       const io = fakeIO({ stdin: answer, stdinTTY: true });
-      expect(await confirm({ io, interactive: true, command: 'x' }, { message: 'Go?', yes: undefined })).toBe(
-        expected,
-      );
+      expect(
+        await confirm(
+          { io, interactive: true, command: 'x', format: 'rich' as const },
+          { message: 'Go?', yes: undefined },
+        ),
+      ).toBe(expected);
       expect(io.err()).toContain('Go? [y/N]');
       expect(io.out()).toBe('');
     }
@@ -57,7 +75,12 @@ describe('confirm', () => {
   it('treats a closed terminal input as no answer (ABORTED)', async () => {
     const io = fakeIO({ stdin: '', stdinTTY: true });
     expect(
-      await codeOf(confirm({ io, interactive: true, command: 'x' }, { message: 'Go?', yes: false })),
+      await codeOf(
+        confirm(
+          { io, interactive: true, command: 'x', format: 'rich' as const },
+          { message: 'Go?', yes: false },
+        ),
+      ),
     ).toBe('ABORTED');
   });
 });

@@ -7,27 +7,41 @@ export interface ConfirmOptions {
   message: string;
   /** `--yes` was given: confirmed without asking. */
   yes: boolean | undefined;
+  /** What is being confirmed, for the INTERACTIVE_REQUIRED details and `--plain` stderr lines. */
+  summary?: [string, string][];
+  notes?: string[];
+  warnings?: string[];
 }
 
 /**
- * Ask for confirmation. `--yes` → true without asking. No terminal on stdin and no `--yes` →
- * throws INTERACTIVE_REQUIRED (exit code 2). On a terminal, asks on stderr and returns whether
- * the answer was yes (default no). The caller reports a "no" as an action with status
- * `cancelled`.
+ * Ask for confirmation, as upstream's `require_confirmation`. `--yes` → true without asking.
+ * When the CLI may not prompt (`--json`, `--plain`, or stdin not a terminal) → throws
+ * INTERACTIVE_REQUIRED (exit code 1) whose details carry `prompt` and the summary; `--plain`
+ * also writes them to stderr. On a terminal, asks on stderr and returns whether the answer was
+ * yes (default no); the caller reports a "no" as an action with status `cancelled` (exit 0).
  */
 export async function confirm(
-  ctx: Pick<Context, 'io' | 'interactive' | 'command'>,
+  ctx: Pick<Context, 'io' | 'interactive' | 'command' | 'format'>,
   options: ConfirmOptions,
 ): Promise<boolean> {
   if (options.yes === true) return true;
   if (!ctx.interactive) {
+    const details: Record<string, unknown> = { prompt: options.message, command: ctx.command };
+    if (options.summary?.length) details.summary = Object.fromEntries(options.summary);
+    if (options.notes?.length) details.notes = options.notes;
+    if (options.warnings?.length) details.warnings = options.warnings;
+    if (ctx.format === 'plain') {
+      const lines = [`Confirmation required: ${options.message}`];
+      for (const [label, value] of options.summary ?? []) lines.push(`  ${label}: ${value}`);
+      if (options.notes?.length) lines.push('Notes:', ...options.notes.map((n) => `  - ${n}`));
+      if (options.warnings?.length) lines.push('Warnings:', ...options.warnings.map((w) => `  - ${w}`));
+      ctx.io.stderr.write(`${lines.join('\n')}\n`);
+    }
+    const why = ctx.format === 'rich' ? 'there is no terminal to ask on' : `--${ctx.format} never prompts`;
     throw new CliError(
       'INTERACTIVE_REQUIRED',
-      `${options.message} Confirmation is needed, but there is no terminal to ask on`,
-      {
-        details: { command: ctx.command },
-        hint: `rerun with --yes to confirm: osmosis ${ctx.command} … --yes`,
-      },
+      `Use --yes to confirm in non-interactive mode. (${options.message} Confirmation is needed, but ${why}.)`,
+      { details, hint: `rerun with --yes to confirm: osmosis ${ctx.command} … --yes` },
     );
   }
   const answer = await readLine(ctx.io, `${options.message} [y/N] `);
@@ -57,6 +71,8 @@ export interface SecretInputOptions {
   trim?: boolean;
   /** Largest accepted value in bytes (default 64 KiB). */
   maxBytes?: number;
+  /** Flags that supply the value without a prompt, named when `--json`/`--plain` may not prompt. */
+  flags?: string[];
 }
 
 const DEFAULT_MAX_SECRET_BYTES = 64 * 1024;
@@ -67,7 +83,7 @@ const DEFAULT_MAX_SECRET_BYTES = 64 * 1024;
  * the value, never puts it into an error. Empty values are refused.
  */
 export async function readSecret(
-  ctx: Pick<Context, 'io'> & { json?: boolean },
+  ctx: Pick<Context, 'io'> & { json?: boolean; format?: Context['format'] },
   options: SecretInputOptions,
 ): Promise<string> {
   const io = ctx.io;
@@ -92,6 +108,17 @@ export async function readSecret(
     }
     value = fromEnv;
   } else if (io.stdin.isTTY === true) {
+    if (ctx.format !== undefined && ctx.format !== 'rich') {
+      const flags = options.flags ?? [];
+      throw new CliError(
+        'INTERACTIVE_REQUIRED',
+        `the ${options.label} is needed, and --${ctx.format} never prompts for it`,
+        {
+          details: { flags },
+          hint: `pipe it on stdin${flags.length ? ` or pass ${flags.join(' / ')}` : ''}, or run without --${ctx.format} for a hidden prompt`,
+        },
+      );
+    }
     value = await hiddenPrompt(
       io,
       `${options.label[0]!.toUpperCase()}${options.label.slice(1)} (input hidden): `,

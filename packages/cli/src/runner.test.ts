@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -41,7 +41,7 @@ describe('operandsOf', () => {
 });
 
 describe('run', () => {
-  it('prints the version and help with exit code 0', async () => {
+  it('prints the version and help with exit code 0; bare `osmosis` and a bare group print help too (upstream)', async () => {
     expect(await cli(['-V'])).toMatchObject({ code: 0, out: `${cliVersion()}\n` });
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
@@ -50,79 +50,164 @@ describe('run', () => {
     const authHelp = await cli(['help', 'auth']);
     expect(authHelp.code).toBe(0);
     expect(authHelp.out).toMatch(/whoami/);
+    const bare = await cli([]);
+    expect(bare).toMatchObject({ code: 0, err: '' });
+    expect(bare.out).toMatch(/Usage: osmosis/);
+    for (const argv of [['auth'], ['benchmark'], ['benchmark', 'runs'], ['--json', 'secret']]) {
+      const group = await cli(argv);
+      expect(group.code).toBe(0);
+      expect(group.out).toMatch(/Usage: osmosis/);
+    }
   });
 
-  it('exits 2 on an unknown command, with a suggestion, human or JSON', async () => {
+  it('exits 2 on an unknown command (a bad command line), with a suggestion, human or JSON', async () => {
     const human = await cli(['auth', 'whoam']);
     expect(human.code).toBe(2);
     expect(human.err).toContain("error: unknown command 'whoam'");
     expect(human.err).toContain('did you mean whoami?');
     const json = await cli(['--json', 'nope']);
     expect(json.code).toBe(2);
+    expect(json.err.trimEnd()).not.toContain('\n');
     const envelope = CliErrorEnvelope.parse(JSON.parse(json.err));
     expect(envelope).toMatchObject({
-      command: 'nope',
+      command: '<root>',
       cli_version: cliVersion(),
-      error: { code: 'USAGE_ERROR' },
+      error: { code: 'VALIDATION', details: { osmosis_code: 'USAGE_ERROR', reason: 'unknownCommand' } },
     });
     expect(json.out).toBe('');
   });
 
-  it('exits 2 on an unknown option and on a missing subcommand', async () => {
+  it('exits 2 on an unknown option, a missing argument and an out-of-range value', async () => {
     expect((await cli(['auth', 'whoami', '--bogus'])).code).toBe(2);
-    const missing = await cli(['auth', '--json']);
+    const missing = await cli(['--json', 'benchmark', 'info']);
     expect(missing.code).toBe(2);
-    expect(CliErrorEnvelope.parse(JSON.parse(missing.err)).error.message).toContain('missing command');
+    expect(CliErrorEnvelope.parse(JSON.parse(missing.err)).error.code).toBe('VALIDATION');
+    expect((await cli(['benchmark', 'list', '--limit', '51'])).code).toBe(2);
+    expect((await cli(['benchmark', 'runs', 'logs', 'x', '--limit', '201'])).code).toBe(2);
   });
 
-  it('exits 3 with NOT_LOGGED_IN when there is no credential (global option after the command)', async () => {
+  it('exits 1 with AUTH_REQUIRED when there is no credential (global option after the command)', async () => {
     const result = await cli(['auth', 'whoami', '--json']);
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(1);
     expect(CliErrorEnvelope.parse(JSON.parse(result.err))).toMatchObject({
       command: 'auth whoami',
-      error: { code: 'NOT_LOGGED_IN' },
+      error: { code: 'AUTH_REQUIRED', details: { osmosis_code: 'NOT_LOGGED_IN' } },
     });
   });
 
-  it('exits 5 when the platform is unreachable', async () => {
+  it('exits 1 with NETWORK when the platform is unreachable', async () => {
     const result = await cli(['auth', 'whoami', '--platform', `http://127.0.0.1:${closedPort}`], {
       OSMOSIS_TOKEN: 't',
     });
-    expect(result.code).toBe(5);
+    expect(result.code).toBe(1);
     expect(result.err).toContain(`cannot reach the platform at http://127.0.0.1:${closedPort}`);
     expect(result.err).toContain('scripts/up.sh');
+    const json = await cli(['--json', 'auth', 'whoami', '--platform', `http://127.0.0.1:${closedPort}`], {
+      OSMOSIS_TOKEN: 't',
+    });
+    expect(CliErrorEnvelope.parse(JSON.parse(json.err)).error).toMatchObject({
+      code: 'NETWORK',
+      details: { osmosis_code: 'PLATFORM_UNREACHABLE' },
+    });
   });
 
-  it('exits 2 on a bad --platform URL', async () => {
-    expect((await cli(['auth', 'whoami', '--platform', 'nota url'])).code).toBe(2);
+  it('exits 1 with VALIDATION on a bad --platform URL, and on --json with --plain', async () => {
+    expect((await cli(['auth', 'whoami', '--platform', 'nota url'])).code).toBe(1);
+    const both = await cli(['--json', '--plain', 'auth', 'whoami']);
+    expect(both.code).toBe(1);
+    expect(JSON.parse(both.err).error).toMatchObject({ code: 'VALIDATION' });
+    expect(JSON.parse(both.err).error.message).toContain('--json, --plain');
   });
 
-  it('refuses a token on the command line without echoing it', async () => {
-    for (const argv of [
-      ['auth', 'login', '--token', 'osm_secret_value'],
-      ['auth', 'login', '--token=osm_secret_value'],
-      ['auth', 'login', 'osm_secret_value'],
-      ['--json', 'auth', 'login', '--token', 'osm_secret_value'],
-    ]) {
-      const result = await cli(argv);
-      expect(result.code).toBe(2);
-      expect(result.err + result.out).not.toContain('osm_secret_value');
-      expect(result.err).toContain('printf %s');
-    }
+  it('auth login without --token never prompts with --json (INTERACTIVE_REQUIRED); with OSMOSIS_TOKEN it is a CONFLICT', async () => {
+    const json = await cli(['--json', 'auth', 'login']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.err).error).toMatchObject({
+      code: 'INTERACTIVE_REQUIRED',
+      details: { flags: ['--token'] },
+    });
+    const env = await cli(['--json', 'auth', 'login'], { OSMOSIS_TOKEN: 'osm_x' });
+    expect(env.code).toBe(1);
+    expect(JSON.parse(env.err).error.code).toBe('CONFLICT');
+    // --token VALUE is verified before anything is stored (upstream takes the token from argv)
+    const bad = await cli([
+      '--json',
+      'auth',
+      'login',
+      '--token',
+      'osm_secret_value',
+      '--platform',
+      `http://127.0.0.1:${closedPort}`,
+    ]);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.err).error.code).toBe('NETWORK');
+    expect(bad.err + bad.out).not.toContain('osm_secret_value');
   });
 
-  it('logout without a stored login is `unchanged` with exit 0', async () => {
+  it('logout without a stored login is `noop` with exit 0 and upstream’s resource keys', async () => {
     const result = await cli(['auth', 'logout', '--json']);
     expect(result.code).toBe(0);
     expect(CliActionEnvelope.parse(JSON.parse(result.out))).toMatchObject({
-      status: 'unchanged',
+      status: 'noop',
       operation: 'auth.logout',
+      resource: { logged_in: false, persistent_login: false, effective_source: null },
     });
+  });
+
+  it('loads --env-file, OSMOSIS_ENV_FILE or the nearest .env; a named file that is missing is a bad command line', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-envfile-'));
+    try {
+      writeFileSync(path.join(dir, '.env'), `OSMOSIS_PLATFORM_URL=http://127.0.0.1:${closedPort}\n`);
+      const found = fakeIO({ env: { OSMOSIS_CONFIG_DIR: configDir }, stdin: '', cwd: path.join(dir) });
+      // the discovered .env names the platform; no credential for it → AUTH_REQUIRED naming that URL
+      expect(await run(['auth', 'whoami'], found)).toBe(1);
+      expect(found.err()).toContain(`http://127.0.0.1:${closedPort}`);
+      expect(found.env.OSMOSIS_PLATFORM_URL).toBe(`http://127.0.0.1:${closedPort}`);
+      const missing = fakeIO({ env: { OSMOSIS_CONFIG_DIR: configDir }, stdin: '', cwd: dir });
+      expect(await run(['--env-file', 'nope.env', 'auth', 'whoami'], missing)).toBe(2);
+      expect(missing.err()).toContain("--env-file: file 'nope.env' does not exist");
+      const viaEnv = fakeIO({
+        env: { OSMOSIS_CONFIG_DIR: configDir, OSMOSIS_ENV_FILE: 'gone.env' },
+        stdin: '',
+        cwd: dir,
+      });
+      expect(await run(['auth', 'whoami'], viaEnv)).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('never sends an ambient OSMOSIS_TOKEN to a platform a discovered .env names; a disagreeing profile is a CONFLICT', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-envfile-'));
+    try {
+      writeFileSync(path.join(dir, '.env'), 'OSMOSIS_PLATFORM_URL=http://attacker.example\n');
+      const io = fakeIO({
+        env: { OSMOSIS_CONFIG_DIR: configDir, OSMOSIS_TOKEN: 'osm_mine' },
+        stdin: '',
+        cwd: dir,
+      });
+      expect(await run(['--json', 'auth', 'whoami'], io)).toBe(1);
+      expect(JSON.parse(io.err()).error).toMatchObject({ code: 'CONFLICT' });
+      const ambient = fakeIO({
+        env: {
+          OSMOSIS_CONFIG_DIR: configDir,
+          OSMOSIS_TOKEN: 'osm_mine',
+          OSMOSIS_PLATFORM_URL: 'http://127.0.0.1:1',
+        },
+        stdin: '',
+        cwd: dir,
+      });
+      expect(await run(['--json', 'auth', 'whoami'], ambient)).toBe(1);
+      expect(JSON.parse(ambient.err()).error.code).toBe('CONFLICT');
+      expect(ambient.err()).not.toContain('osm_mine');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
 describe('option helpers', () => {
-  it('turn bad --limit values into usage errors (exit 2) naming the option', async () => {
+  it('turn bad --limit values into bad-command-line errors (exit 2) naming the option', async () => {
     const { addListOptions } = await import('./options.ts');
     const { buildProgram } = await import('./runner.ts');
     let err = '';
@@ -133,19 +218,28 @@ describe('option helpers', () => {
     addListOptions(program.command('things')).action((options) => {
       seen = options;
     });
-    await program.parseAsync(['things', '--limit', '5', '--all'], { from: 'user' });
-    expect(seen).toEqual({ limit: 5, all: true });
+    await program.parseAsync(['things', '--limit', '5'], { from: 'user' });
+    expect(seen).toEqual({ limit: 5 });
     await program.parseAsync(['things'], { from: 'user' });
-    expect(seen).toEqual({ limit: 20 });
-    // no upper bound: above the API's page size the client pages
-    await program.parseAsync(['things', '--limit', '300'], { from: 'user' });
-    expect(seen).toEqual({ limit: 300 });
-    for (const bad of ['0', 'abc', '1.5', '-2', '']) {
+    expect(seen).toEqual({ limit: 50 });
+    // at most 50, as upstream's MAX_PAGE_SIZE
+    await program.parseAsync(['things', '--limit', '50'], { from: 'user' });
+    expect(seen).toEqual({ limit: 50 });
+    for (const bad of ['0', 'abc', '1.5', '-2', '', '51']) {
       await expect(program.parseAsync(['things', '--limit', bad], { from: 'user' })).rejects.toMatchObject({
         code: 'commander.invalidArgument',
-        message: expect.stringContaining('expected a positive integer'),
+        message: expect.stringContaining('expected an integer from 1 to 50'),
       });
     }
+    // --all with another --limit is refused (upstream's validate_list_options); with 50 it is not
+    await program.parseAsync(['things', '--all', '--limit', '50'], { from: 'user' });
+    expect(seen).toEqual({ limit: 50, all: true });
+    await expect(
+      program.parseAsync(['things', '--all', '--limit', '10'], { from: 'user' }),
+    ).rejects.toMatchObject({
+      code: 'USAGE_ERROR',
+      message: '--all and --limit are mutually exclusive',
+    });
     expect(err).toBe('');
   });
 });

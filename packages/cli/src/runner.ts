@@ -1,13 +1,16 @@
-// Runs one `osmosis` invocation: global options, lazy command groups, error rendering, exit code.
+// Runs one `osmosis` invocation: global options, the env file, lazy command groups, error
+// rendering, exit code. Exit codes are upstream's (osmosis_ai/cli/main.py): 0 success (also a
+// declined confirmation and help), 1 every handled error, 2 only a bad command line, 130 Ctrl-C.
 import { Command, CommanderError } from 'commander';
 import { commandGroups } from './commands/index.ts';
-import { type CliIO, commandPath, processIO, setCurrentIO } from './context.ts';
+import { type CliIO, commandPath, cwdOf, processIO, setCurrentIO } from './context.ts';
+import { chooseEnvFile, loadEnvFile } from './env-file.ts';
 import { CliError, toCliError } from './errors.ts';
 import { pendingExitCode, printError, setExitCode } from './output.ts';
 import { cliVersion } from './version.ts';
 
 /** Global options that take a value (so the pre-scan can skip their values). */
-const VALUE_OPTIONS = new Set(['--platform', '--workspace']);
+const VALUE_OPTIONS = new Set(['--platform', '--workspace', '--env-file']);
 
 /** Operands of argv before `--`, skipping options and the values of global value options. */
 export function operandsOf(argv: readonly string[]): string[] {
@@ -25,20 +28,46 @@ export function operandsOf(argv: readonly string[]): string[] {
   return operands;
 }
 
+/** The value of a global option anywhere before `--` (`--name V` or `--name=V`). */
+export function globalOptionValue(argv: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === '--') break;
+    if (token === name && i + 1 < argv.length) value = argv[++i];
+    else if (token.startsWith(`${name}=`)) value = token.slice(name.length + 1);
+  }
+  return value;
+}
+
+/** A format selector before `--` (upstream's `_argv_format_prescan`). */
+function hasFlag(argv: readonly string[], flag: string): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes(flag);
+}
+
 export function buildProgram(io: CliIO, captureErr: (text: string) => void): Command {
   const program = new Command('osmosis')
     .description('Osmosis: run benchmarks of AI agents on your own platform')
     .version(cliVersion(), '-V, --version', 'print the CLI version')
-    .option('--json', 'machine output: JSON envelopes on stdout, errors as JSON on stderr')
-    .option('--plain', 'no colour and no live redraw (also when not a terminal, or NO_COLOR is set)')
+    .option('--json', 'machine output: one JSON envelope per line on stdout, errors as JSON on stderr')
+    .option(
+      '--plain',
+      'low-noise text for pipelines: tab-separated rows, `Label: value` details; never prompts',
+    )
+    .option(
+      '--env-file <path>',
+      'load environment variables from this dotenv file (default: the nearest .env)',
+    )
     .option('--platform <url>', 'platform URL (default: $OSMOSIS_PLATFORM_URL or http://127.0.0.1:8787)')
     .option('--workspace <name>', 'use the stored login for this workspace')
     .helpOption('-h, --help', 'show help')
     .configureHelp({ showGlobalOptions: true })
     .addHelpText(
       'after',
-      '\nCredentials: OSMOSIS_TOKEN, else the login stored by `osmosis auth login`.\n' +
-        'Exit codes: 0 ok, 1 failure or partial result, 2 usage, 3 auth, 4 not found, 5 platform unavailable.',
+      '\nCredentials: OSMOSIS_TOKEN, else the login stored by `osmosis auth login` (inside a git repository whose\n' +
+        'origin is linked to a workspace, that workspace’s login).\n' +
+        'Exit codes: 0 success, 1 any handled error or a partial result, 2 bad command line, 130 interrupted.',
     )
     .exitOverride()
     .configureOutput({
@@ -53,12 +82,12 @@ export function buildProgram(io: CliIO, captureErr: (text: string) => void): Com
 export async function run(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   setCurrentIO(io);
   setExitCode(0);
-  const json = argv.includes('--json');
-  const plain = argv.includes('--plain');
+  const json = hasFlag(argv, '--json');
+  const plain = hasFlag(argv, '--plain');
+  // help commander writes for a bare group goes to stdout (upstream: no_args_is_help, exit 0)
   let stderrText = '';
   const program = buildProgram(io, (text) => {
-    if (json) stderrText += text;
-    else io.stderr.write(text);
+    stderrText += text;
   });
   let command = '';
   program.hook('preAction', (_root, action) => {
@@ -77,41 +106,61 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
     io,
     json,
     colorErr: !json && !plain && !(io.env.NO_COLOR ?? '') && io.stderr.isTTY === true,
-    command: command || guessCommand(program, operands) || (operands[0] ?? ''),
+    command: command || guessCommand(program, operands),
     cliVersion: cliVersion(),
   });
+  const fail = async (error: CliError, exit?: number): Promise<number> => {
+    const { publicErrorCode, cliExitCodeFor } = await import('@osmosis/contracts');
+    if (error.code !== 'ABORTED' || !json)
+      printError(errorTarget(), error, publicErrorCode(error.code, error.status));
+    if (error.code === 'INTERNAL' && io.env.OSMOSIS_DEBUG && error.cause instanceof Error) {
+      io.stderr.write(`${error.cause.stack}\n`);
+    }
+    return exit ?? cliExitCodeFor(error.code);
+  };
+
+  if (json && plain) {
+    return fail(
+      new CliError('USAGE_ERROR', 'conflicting output format selectors: --json, --plain', {
+        hint: 'choose at most one of --json or --plain',
+      }),
+    );
+  }
+  const envChoice = chooseEnvFile(globalOptionValue(argv, '--env-file'), io.env, cwdOf(io));
+  if ('error' in envChoice) {
+    return fail(new CliError('USAGE_ERROR', envChoice.error, { hint: 'run `osmosis --help` for usage' }), 2);
+  }
+  try {
+    loadEnvFile(io.env, envChoice, globalOptionValue(argv, '--platform') !== undefined);
+  } catch (caught) {
+    return fail(toCliError(caught));
+  }
 
   try {
     await program.parseAsync(argv as string[], { from: 'user' });
+    if (stderrText) io.stderr.write(stderrText);
     return pendingExitCode();
   } catch (caught) {
     if (caught instanceof CommanderError) {
       if (caught.code === 'commander.helpDisplayed' || caught.code === 'commander.version') return 0;
-      if (caught.code === 'commander.help' && caught.exitCode === 0) return 0; // `osmosis help`
+      if (caught.code === 'commander.help') {
+        // `osmosis`, `osmosis benchmark`: the help, on stdout, exit 0 (`osmosis help` prints it there already)
+        io.stdout.write(stderrText);
+        return 0;
+      }
       const suggestion = /\n?\(Did you mean (.+?)\?\)/.exec(caught.message);
       const message = caught.message.replace(/^error: /, '').replace(/\n?\(Did you mean .+?\?\)/, '');
       const where = guessCommand(program, operands);
       const didYouMean = suggestion ? `did you mean ${suggestion[1]}? ` : '';
-      const error =
-        caught.code === 'commander.help'
-          ? new CliError('USAGE_ERROR', `missing command${where ? ` after \`osmosis ${where}\`` : ''}`, {
-              details: json ? { help: stderrText } : null,
-              hint: `run \`osmosis ${where ? `${where} ` : ''}--help\` to see the commands`,
-            })
-          : new CliError('USAGE_ERROR', message, {
-              hint: `${didYouMean}run \`osmosis ${where ? `${where} ` : ''}--help\` for usage`,
-            });
-      if (caught.code === 'commander.help' && !json) return 2; // the help itself is the message
-      printError(errorTarget(), error);
-      return 2;
+      return fail(
+        new CliError('USAGE_ERROR', message, {
+          details: { reason: caught.code.replace(/^commander\./, '') },
+          hint: `${didYouMean}run \`osmosis ${where ? `${where} ` : ''}--help\` for usage`,
+        }),
+        2,
+      );
     }
-    const error = toCliError(caught);
-    printError(errorTarget(), error);
-    if (error.code === 'INTERNAL' && io.env.OSMOSIS_DEBUG && error.cause instanceof Error) {
-      io.stderr.write(`${error.cause.stack}\n`);
-    }
-    const { cliExitCodeFor } = await import('@osmosis/contracts');
-    return cliExitCodeFor(error.code);
+    return fail(toCliError(caught));
   }
 }
 

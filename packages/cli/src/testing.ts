@@ -17,6 +17,8 @@ export interface FakeIOOptions {
   stderrTTY?: boolean;
   columns?: number;
   env?: NodeJS.ProcessEnv;
+  /** working directory (default `/`: no git repository and no `.env` around, whatever runs the test) */
+  cwd?: string;
 }
 
 export function fakeIO(options: FakeIOOptions = {}): FakeIO {
@@ -50,6 +52,7 @@ export function fakeIO(options: FakeIOOptions = {}): FakeIO {
     stdout,
     stderr,
     env: options.env ?? {},
+    cwd: options.cwd ?? '/',
     out: () => out,
     err: () => err,
     rawModes,

@@ -4,15 +4,17 @@ import { ErrorCode } from './errors.ts';
 /**
  * What the `osmosis` CLI prints with `--json` (SPEC.md, "JSON output"). Every envelope carries
  * `schema_version: 1`. Success goes to stdout; an error goes to stderr as CliErrorEnvelope and
- * the process exits non-zero (see CLI_EXIT_CODES).
+ * the process exits non-zero (see CLI_EXIT_CODES). Each envelope is one line of JSON. The contract is
+ * the upstream Osmosis CLI 0.3's (docs/cli-compat.md): this CLI adds keys, never renames or drops.
  */
 export const CLI_SCHEMA_VERSION = 1 as const;
 
 const SchemaVersion = z.literal(CLI_SCHEMA_VERSION);
 
-/** A page of a list: the API's list shape, passed through. */
+/** A page of a list: `{items, total_count, has_more, next_offset}` and the list's extra keys. */
 export function cliListEnvelope<T extends z.ZodType>(item: T) {
-  return z.object({
+  // loose: upstream's lists carry extra top-level keys (`git`, `workspace_directory`, `next_cursor`)
+  return z.looseObject({
     schema_version: SchemaVersion,
     items: z.array(item),
     total_count: z.number().int().nonnegative(),
@@ -31,43 +33,74 @@ export const CliObjectEnvelope = cliObjectEnvelope(z.unknown());
 export type CliObjectEnvelope = z.infer<typeof CliObjectEnvelope>;
 
 /**
- * Outcome of an action. `ok`: done; `unchanged`: nothing to do (already in that state);
- * `partial`: some of it failed (exit code 1); `failed`: none of it happened (exit code 1);
- * `cancelled`: the user declined a confirmation (exit code 1).
+ * Outcome of an action, as the upstream Osmosis CLI 0.3 names it (OperationResult.status):
+ * `success`: done; `noop`: nothing to do (already in that state); `partial`: some of it failed
+ * (exit code 1); `cancelled`: the user declined a confirmation (exit code 0, as upstream). This
+ * CLI adds `failed` for its own commands (benchmark add/sync whose sync failed; exit code 1).
  */
-export const CliActionStatus = z.enum(['ok', 'unchanged', 'partial', 'failed', 'cancelled']);
+export const CliActionStatus = z.enum(['success', 'noop', 'partial', 'cancelled', 'failed']);
 export type CliActionStatus = z.infer<typeof CliActionStatus>;
 
-/** The resource an action created or touched. */
-export const CliResourceRef = z.object({
-  type: z.string(),
-  id: z.string().optional(),
-  name: z.string().optional(),
-  platform_url: z.string().optional(),
-});
-export type CliResourceRef = z.infer<typeof CliResourceRef>;
-
-/** A suggested follow-up, as a runnable command line. */
-export const CliNextStep = z.object({
-  description: z.string(),
-  command: z.string(),
+/**
+ * A suggested follow-up. Upstream's items are `{action, ...}` (`{action: "benchmark_info", name}`,
+ * `{action: "open_url", url}`); this CLI adds `description` and a runnable `command` where it has one.
+ */
+export const CliNextStep = z.looseObject({
+  action: z.string(),
+  description: z.string().optional(),
+  command: z.string().optional(),
 });
 export type CliNextStep = z.infer<typeof CliNextStep>;
 
-export const CliActionEnvelope = z.object({
+/** Top-level keys an action envelope may carry besides its own (upstream's `extra`, e.g. `platform_url`). */
+export const CliActionEnvelope = z.looseObject({
   schema_version: SchemaVersion,
   status: CliActionStatus,
-  /** Dotted command path, e.g. `auth.login`, `benchmark.runs.stop`. */
+  /** Dotted operation name, e.g. `auth.login`, `benchmark.stop`, `benchmark.download`. */
   operation: z.string(),
-  resource: CliResourceRef.optional(),
+  /** What the action touched: upstream's keys for its commands, this CLI's additions beside them. */
+  resource: z.record(z.string(), z.unknown()).optional(),
   message: z.string().optional(),
   next_steps_structured: z.array(CliNextStep).optional(),
 });
 export type CliActionEnvelope = z.infer<typeof CliActionEnvelope>;
 
-/** Error codes the CLI produces itself, on top of the API's ErrorCode. */
+/**
+ * The error codes of the upstream Osmosis CLI 0.3 (osmosis_ai/cli/errors.py CLIErrorCode): what
+ * `error.code` of the error envelope holds. This CLI produces VALIDATION, AUTH_REQUIRED,
+ * NOT_FOUND, CONFLICT, RATE_LIMITED, PLATFORM_ERROR, INTERNAL, INTERACTIVE_REQUIRED,
+ * WORKSPACE_REQUIRED, NETWORK and CREDENTIALS_PARSE_FAILED; its finer code goes to
+ * `error.details.osmosis_code` (docs/cli-compat.md).
+ */
+export const CliPublicErrorCode = z.enum([
+  'VALIDATION',
+  'AUTH_REQUIRED',
+  'NOT_FOUND',
+  'CONFLICT',
+  'UPGRADE_REQUIRED',
+  'RATE_LIMITED',
+  'PLATFORM_ERROR',
+  'INTERNAL',
+  'INTERACTIVE_REQUIRED',
+  'WORKSPACE_REQUIRED',
+  'NETWORK',
+  'SUBSCRIPTION_REQUIRED',
+  'BILLING_REQUIRED',
+  'KEYRING_UNAVAILABLE',
+  'CREDENTIALS_UNAVAILABLE',
+  'CREDENTIALS_PARSE_FAILED',
+  'CREDENTIALS_VERSION_CHANGED',
+  'ENV_TOKEN_PLATFORM_REQUIRED',
+  'ENV_TOKEN_PLATFORM_MISMATCH',
+  'TOKEN_NOT_FOUND',
+  'KEYRING_CLEANUP_FAILED',
+  'TOKEN_REVOKE_FAILED',
+]);
+export type CliPublicErrorCode = z.infer<typeof CliPublicErrorCode>;
+
+/** Finer codes the CLI uses inside (reported as `details.osmosis_code`), on top of the API's ErrorCode. */
 export const CliOnlyErrorCode = z.enum([
-  /** Bad command line: unknown option, missing argument, bad value. Exit code 2. */
+  /** Bad command line or input: unknown option, missing argument, bad value. */
   'USAGE_ERROR',
   /** No credential for the platform (no OSMOSIS_TOKEN, no stored login). */
   'NOT_LOGGED_IN',
@@ -84,19 +117,88 @@ export const CliOnlyErrorCode = z.enum([
 ]);
 export type CliOnlyErrorCode = z.infer<typeof CliOnlyErrorCode>;
 
-export const CliErrorCode = z.enum([...ErrorCode.options, ...CliOnlyErrorCode.options]);
-export type CliErrorCode = z.infer<typeof CliErrorCode>;
+/** Every code a CLI error may be raised with: the API's, the CLI's finer ones, or a public one. */
+export const CliErrorCode = z.enum([
+  ...new Set([...ErrorCode.options, ...CliOnlyErrorCode.options, ...CliPublicErrorCode.options]),
+] as [string, ...string[]]);
+export type CliErrorCode = ErrorCode | CliOnlyErrorCode | CliPublicErrorCode;
+
+/** The public code of a finer one raised inside the CLI (codes already public map to themselves). */
+export const CLI_PUBLIC_CODE: Record<ErrorCode | CliOnlyErrorCode, CliPublicErrorCode> = {
+  USAGE_ERROR: 'VALIDATION',
+  VALIDATION_ERROR: 'VALIDATION',
+  INVALID_CONFIG: 'VALIDATION',
+  // upstream checks secret records locally before it submits and reports a missing one as VALIDATION
+  MISSING_SECRETS: 'VALIDATION',
+  LOCAL_IO_ERROR: 'VALIDATION',
+  NOT_LOGGED_IN: 'AUTH_REQUIRED',
+  UNAUTHENTICATED: 'AUTH_REQUIRED',
+  FORBIDDEN: 'PLATFORM_ERROR',
+  NOT_FOUND: 'NOT_FOUND',
+  CONFLICT: 'CONFLICT',
+  BENCHMARK_NOT_READY: 'CONFLICT',
+  PAYLOAD_TOO_LARGE: 'PLATFORM_ERROR',
+  RATE_LIMITED: 'RATE_LIMITED',
+  INTERACTIVE_REQUIRED: 'INTERACTIVE_REQUIRED',
+  INTERNAL: 'INTERNAL',
+  UNAVAILABLE: 'PLATFORM_ERROR',
+  PLATFORM_UNREACHABLE: 'NETWORK',
+  TIMEOUT: 'NETWORK',
+  INVALID_RESPONSE: 'PLATFORM_ERROR',
+  ABORTED: 'INTERNAL',
+};
+
+/**
+ * Upstream's mapping of an HTTP status from the platform to a public code
+ * (osmosis_ai/cli/output/error.py `_classify_platform_status`), for API errors.
+ */
+export function publicCodeForStatus(status: number): CliPublicErrorCode {
+  switch (status) {
+    case 400:
+      return 'VALIDATION';
+    case 401:
+      return 'AUTH_REQUIRED';
+    case 404:
+      return 'NOT_FOUND';
+    case 409:
+      return 'CONFLICT';
+    case 426:
+      return 'UPGRADE_REQUIRED';
+    case 429:
+      return 'RATE_LIMITED';
+    default:
+      return 'PLATFORM_ERROR';
+  }
+}
+
+/**
+ * The public code of an error: for an API error (it has an HTTP status) upstream's status rule,
+ * except for the API codes upstream raises locally (missing secrets, a needed confirmation);
+ * for a CLI error its code's public one.
+ */
+export function publicErrorCode(code: string, status?: number): CliPublicErrorCode {
+  if (status !== undefined && code !== 'MISSING_SECRETS' && code !== 'INTERACTIVE_REQUIRED')
+    return publicCodeForStatus(status);
+  const mapped = (CLI_PUBLIC_CODE as Record<string, CliPublicErrorCode | undefined>)[code];
+  if (mapped) return mapped;
+  const parsed = CliPublicErrorCode.safeParse(code);
+  return parsed.success ? parsed.data : 'INTERNAL';
+}
 
 export const CliErrorEnvelope = z.object({
   schema_version: SchemaVersion,
-  /** The command as typed, without options: `auth whoami`. */
+  /** The command path without options, e.g. `benchmark runs stop`; `<root>` when there is none. */
   command: z.string(),
   cli_version: z.string(),
   error: z.object({
-    code: CliErrorCode,
+    code: CliPublicErrorCode,
     message: z.string(),
-    /** The API's details when the error came from the API; CLI-specific details otherwise. */
-    details: z.unknown(),
+    /**
+     * Always an object (upstream: `{}` when empty). From an API error: `platform_code` (the API's
+     * code), `status_code` and the API's details; `osmosis_code`: this CLI's finer code when it
+     * differs from `code`.
+     */
+    details: z.record(z.string(), z.unknown()),
     /** What to do about it, when the CLI knows (also part of the human rendering). */
     hint: z.string().optional(),
   }),
@@ -104,46 +206,20 @@ export const CliErrorEnvelope = z.object({
 export type CliErrorEnvelope = z.infer<typeof CliErrorEnvelope>;
 
 /**
- * Process exit codes. 0 success; 1 failure or partial result; 2 usage (the command line or an
- * input file was wrong, or a confirmation was needed); then a few codes for errors scripts
- * commonly branch on.
+ * Process exit codes, as upstream: 0 success (also a declined confirmation), 1 every handled
+ * error and a partial result, 2 only a bad command line (unknown command or option, missing
+ * argument, a value the option's parser refuses), 130 interrupted.
  */
 export const CLI_EXIT_CODES = {
   OK: 0,
   FAILURE: 1,
   USAGE: 2,
-  AUTH: 3,
-  NOT_FOUND: 4,
-  UNAVAILABLE: 5,
   INTERRUPTED: 130,
 } as const;
 
-export const CLI_ERROR_EXIT_CODE: Record<CliErrorCode, number> = {
-  USAGE_ERROR: CLI_EXIT_CODES.USAGE,
-  VALIDATION_ERROR: CLI_EXIT_CODES.USAGE,
-  INVALID_CONFIG: CLI_EXIT_CODES.USAGE,
-  INTERACTIVE_REQUIRED: CLI_EXIT_CODES.USAGE,
-  NOT_LOGGED_IN: CLI_EXIT_CODES.AUTH,
-  UNAUTHENTICATED: CLI_EXIT_CODES.AUTH,
-  FORBIDDEN: CLI_EXIT_CODES.AUTH,
-  NOT_FOUND: CLI_EXIT_CODES.NOT_FOUND,
-  PLATFORM_UNREACHABLE: CLI_EXIT_CODES.UNAVAILABLE,
-  TIMEOUT: CLI_EXIT_CODES.UNAVAILABLE,
-  UNAVAILABLE: CLI_EXIT_CODES.UNAVAILABLE,
-  ABORTED: CLI_EXIT_CODES.INTERRUPTED,
-  CONFLICT: CLI_EXIT_CODES.FAILURE,
-  BENCHMARK_NOT_READY: CLI_EXIT_CODES.FAILURE,
-  MISSING_SECRETS: CLI_EXIT_CODES.FAILURE,
-  PAYLOAD_TOO_LARGE: CLI_EXIT_CODES.FAILURE,
-  RATE_LIMITED: CLI_EXIT_CODES.FAILURE,
-  INTERNAL: CLI_EXIT_CODES.FAILURE,
-  INVALID_RESPONSE: CLI_EXIT_CODES.FAILURE,
-  LOCAL_IO_ERROR: CLI_EXIT_CODES.FAILURE,
-};
-
-/** Exit code for an error code; codes added later to ErrorCode default to 1. */
+/** Exit code of a handled error raised with `code`: 130 when interrupted, else 1. */
 export function cliExitCodeFor(code: string): number {
-  return (CLI_ERROR_EXIT_CODE as Record<string, number | undefined>)[code] ?? CLI_EXIT_CODES.FAILURE;
+  return code === 'ABORTED' ? CLI_EXIT_CODES.INTERRUPTED : CLI_EXIT_CODES.FAILURE;
 }
 
 /** One stored login (the CLI's credentials file, per platform URL and workspace). */

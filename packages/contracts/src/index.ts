@@ -3,6 +3,7 @@ export * from './api/auth.ts';
 export * from './api/benchmarks.ts';
 export * from './api/common.ts';
 export * from './api/endpoint-hosts.ts';
+export * from './api/git-links.ts';
 export * from './api/members.ts';
 export * from './api/quality.ts';
 export * from './api/queues.ts';

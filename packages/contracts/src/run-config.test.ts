@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  agentSecretRefs,
   configSecretNames,
   effectiveEnv,
   formatConfigIssue,
@@ -11,6 +12,7 @@ import {
   nearest,
   validateRunConfig,
   validateRunConfigObject,
+  verifierTableNames,
 } from './run-config.ts';
 
 const EXP = '[experiment]\nbenchmark = "terminal-bench-2-1"\n';
@@ -795,5 +797,43 @@ describe('run config: helpers', () => {
   it('reports every problem at once', () => {
     const r = validateRunConfig(withEnv('HF_TOKEN = "x"\n_OSMOSIS_A = "1"\nlower = "1"'));
     expect(r.issues.map((i) => i.code)).toEqual(['RESERVED_ENV_KEY', 'RESERVED_ENV_KEY', 'INVALID_ENV_KEY']);
+  });
+});
+
+describe('run config: [secrets] and [verifier] (upstream osmosis-ai 0.3 tables)', () => {
+  const withTables = (tables: string) => `${EXP}${tables}\n${AGENT}`;
+
+  it('accepts both with upstream’s meaning: [secrets] names go to every agent, [verifier] names are listed', () => {
+    const r = validateRunConfig(
+      withTables('[secrets]\nrequired = ["TOOL_TOKEN"]\n\n[verifier]\nrequired = ["VLM_KEY"]\n'),
+    );
+    expect(r.ok, JSON.stringify(r.issues)).toBe(true);
+    expect(r.config?.secrets).toEqual({ required: ['TOOL_TOKEN'] });
+    expect(verifierTableNames(r.config!)).toEqual(['VLM_KEY']);
+    expect(agentSecretRefs(r.config!, 0)).toEqual([
+      { name: 'OPENAI_API_KEY', path: 'agents[0].model.api_key_secret' },
+      { name: 'TOOL_TOKEN', path: 'secrets.required[0]' },
+    ]);
+    // `required` may be left out, as upstream's default_factory=list
+    expect(validateRunConfig(withTables('[secrets]\n')).config?.secrets).toEqual({ required: [] });
+  });
+
+  it('names unknown keys, bad names, too many names, reserved names and env collisions', () => {
+    const codes = (tables: string) =>
+      validateRunConfig(withTables(tables)).issues.map((i) => [i.code, i.path]);
+    expect(codes('[secrets]\nrequred = ["X"]\n')).toEqual([['UNKNOWN_KEY', 'secrets.requred']]);
+    expect(codes('[verifier]\nrequired = ["lower"]\n')).toEqual([
+      ['INVALID_SECRET_NAME', 'verifier.required[0]'],
+    ]);
+    const many = `[secrets]\nrequired = [${Array.from({ length: 17 }, (_, i) => `"N${i}"`).join(', ')}]\n`;
+    expect(codes(many)).toEqual([['OUT_OF_RANGE', 'secrets.required']]);
+    expect(codes('[secrets]\nrequired = ["HF_TOKEN"]\n')).toEqual([
+      ['RESERVED_SECRET_NAME', 'secrets.required[0]'],
+    ]);
+    expect(codes('[env]\nTOOL_TOKEN = "literal"\n[secrets]\nrequired = ["TOOL_TOKEN"]\n')).toEqual([
+      ['ENV_SECRET_COLLISION', 'env.TOOL_TOKEN'],
+    ]);
+    const typo = validateRunConfig(withTables('[verifer]\nrequired = ["X"]\n'));
+    expect(typo.issues[0]?.message).toContain('did you mean `[verifier]`?');
   });
 });

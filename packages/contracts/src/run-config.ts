@@ -198,12 +198,34 @@ export const ExecutionConfig = z.strictObject({
 });
 export type ExecutionConfig = z.infer<typeof ExecutionConfig>;
 
+/** At most this many names in `[secrets] required` and `[verifier] required` (as upstream). */
+export const MAX_TABLE_SECRET_NAMES = 16;
+
+/**
+ * `[secrets] required = [...]` (upstream's BenchmarkSecretsSection): records every agent receives
+ * as env vars of the same name; a value may be supplied per run at submit (`--secrets-file`, the
+ * environment) instead of a stored record, and is never saved beyond the run.
+ */
+export const SecretsTable = z.strictObject({
+  required: z.array(SecretName).max(MAX_TABLE_SECRET_NAMES).default([]),
+});
+
+/**
+ * `[verifier] required = [...]` (upstream's BenchmarkVerifierSection): stored records the
+ * benchmark's verifier (tests/test.sh) receives, besides the benchmark's own required records.
+ */
+export const VerifierTable = z.strictObject({
+  required: z.array(SecretName).max(MAX_TABLE_SECRET_NAMES).default([]),
+});
+
 export const RunConfig = z.strictObject({
   experiment: ExperimentConfig,
   tasks: TasksConfig.optional(),
   execution: ExecutionConfig.prefault({}),
   env: EnvTable.default({}),
   agents: z.array(AgentConfig).min(L.agents.min).max(L.agents.max),
+  secrets: SecretsTable.optional(),
+  verifier: VerifierTable.optional(),
 });
 /** A validated run config with defaults applied. */
 export type RunConfig = z.infer<typeof RunConfig>;
@@ -244,6 +266,8 @@ export const ConfigIssueCode = z.enum([
   'HOSTED_MODEL_IN_SANDBOX',
   'PARAMS_NOT_ACCEPTED',
   'PARAMS_CONFLICT',
+  // [secrets] / [verifier] (upstream's tables)
+  'VERIFIER_NOT_USED',
   // where secrets may be sent (the API, at submit: apps/api/src/model-destinations.ts)
   'ENDPOINT_HOST_NOT_ALLOWED',
   'PRIVATE_ENDPOINT',
@@ -393,6 +417,10 @@ function validKeysAt(raw: unknown, tablePath: readonly PathPart[]): readonly str
       return Object.keys(AgentConfig.shape);
     case 'agents.params':
       return Object.keys(AgentParams.shape);
+    case 'secrets':
+      return Object.keys(SecretsTable.shape);
+    case 'verifier':
+      return Object.keys(VerifierTable.shape);
     case 'agents.model': {
       const type = getAt(raw, [...tablePath, 'type']);
       if (typeof type === 'string' && type in modelShapes) return modelShapes[type as ModelType];
@@ -637,6 +665,14 @@ function issueFromZod(raw: unknown, zi: ZodIssueLike): ConfigIssue[] {
               : `the config has ${Array.isArray(value) ? value.length : 'too many'} [[agents]] tables; a run takes 1 to 8 agents: remove some or split the run`,
         },
       ];
+    if (zi.origin === 'array' && zi.code === 'too_big')
+      return [
+        {
+          code: 'OUT_OF_RANGE',
+          path: p,
+          message: `\`${key}\` in ${where} lists ${Array.isArray(value) ? value.length : 'too many'} names; at most ${zi.maximum} are allowed`,
+        },
+      ];
     if (zi.origin === 'array')
       return [
         {
@@ -657,6 +693,17 @@ function issueFromZod(raw: unknown, zi: ZodIssueLike): ConfigIssue[] {
   }
 
   if (zi.code === 'invalid_format') {
+    // an entry of `[secrets] required` / `[verifier] required`
+    const list =
+      path.length === 3 && (path[0] === 'secrets' || path[0] === 'verifier') && path[1] === 'required';
+    if (list)
+      return [
+        {
+          code: 'INVALID_SECRET_NAME',
+          path: p,
+          message: `entry ${Number(path[2]) + 1} of \`required\` in [${String(path[0])}] ${SECRET_FIELD_HELP}`,
+        },
+      ];
     if (key.endsWith('_secret'))
       return [
         { code: 'INVALID_SECRET_NAME', path: p, message: `\`${key}\` in ${where} ${SECRET_FIELD_HELP}` },
@@ -748,9 +795,18 @@ export function agentSecretRefs(config: RunConfig, index: number): { name: strin
     refs.push({ name: agent.model.api_key_secret, path: `agents[${index}].model.api_key_secret` });
   if (agent.harness_api_key_secret)
     refs.push({ name: agent.harness_api_key_secret, path: `agents[${index}].harness_api_key_secret` });
+  // [secrets] names go to every agent, as env vars of the same name
+  config.secrets?.required.forEach((name, j) => {
+    refs.push({ name, path: `secrets.required[${j}]` });
+  });
   if (config.execution.judge_api_key_secret)
     refs.push({ name: config.execution.judge_api_key_secret, path: 'execution.judge_api_key_secret' });
   return refs;
+}
+
+/** The `[verifier] required` names (records the verifier receives besides the benchmark's own). */
+export function verifierTableNames(config: RunConfig): string[] {
+  return [...new Set(config.verifier?.required ?? [])];
 }
 
 /** Every secret record name the config references (deduplicated, in order of appearance). */
@@ -893,6 +949,14 @@ function checkEnvTable(env: Record<string, string>, prefix: readonly PathPart[])
 
 function checkSecretField(name: string | undefined, path: string): ConfigIssue[] {
   if (!name || !(RESERVED_SECRET_NAMES as readonly string[]).includes(name)) return [];
+  if (path.startsWith('secrets.'))
+    return [
+      {
+        code: 'RESERVED_SECRET_NAME',
+        path,
+        message: `"${name}" in [secrets] required is not allowed: ${name} is reserved by the runner (reserved: ${RESERVED_SECRET_NAMES.join(', ')}), so it is never given to an agent; remove it from the list`,
+      },
+    ];
   const key = path.split('.').pop()!;
   return [
     {
@@ -915,6 +979,9 @@ function fileRules(config: RunConfig): ConfigIssue[] {
     });
   issues.push(...checkEnvTable(config.env, ['env']));
   issues.push(...checkSecretField(config.execution.judge_api_key_secret, 'execution.judge_api_key_secret'));
+  config.secrets?.required.forEach((name, j) => {
+    issues.push(...checkSecretField(name, `secrets.required[${j}]`));
+  });
   config.agents.forEach((agent, i) => {
     issues.push(...checkEnvTable(agent.env, ['agents', i, 'env']));
     if (agent.model && agent.model.type !== 'hosted')

@@ -20,11 +20,14 @@ export interface SecretKeyRing {
   keys: ReadonlyMap<string, Buffer>;
 }
 
-/** What a stored record needs to be decrypted (a `secrets` row has all of these). */
+/**
+ * What a stored record needs to be decrypted (a `secrets` row has all of these). Scope `run`:
+ * a value supplied at submit for one run (`run_secret_values`), its owner the run's id.
+ */
 export interface SecretRecordRef {
   workspaceId: string;
   name: string;
-  scope: 'personal' | 'workspace';
+  scope: 'personal' | 'workspace' | 'run';
   ownerId: string | null;
 }
 

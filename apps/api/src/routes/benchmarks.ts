@@ -94,7 +94,7 @@ async function findByRef(db: Db, workspaceId: string, ref: string): Promise<Benc
 }
 
 async function toWire(db: Db, publicUrl: string, row: BenchmarkRow): Promise<Benchmark> {
-  const [taskCount, categories, lastRun, setCounts] = await Promise.all([
+  const [taskCount, categories, lastRun, setCounts, runCounts] = await Promise.all([
     db.task.count({ where: { benchmarkId: row.id } }),
     db.task.findMany({
       where: { benchmarkId: row.id, category: { not: null } },
@@ -113,6 +113,7 @@ async function toWire(db: Db, publicUrl: string, row: BenchmarkRow): Promise<Ben
         count: await db.task.count({ where: { benchmarkId: row.id, name: { in: s.taskNames } } }),
       })),
     ),
+    runCountsOf(db, row),
   ]);
   const cats = categories.map((c) => c.category as string);
   return {
@@ -156,6 +157,27 @@ async function toWire(db: Db, publicUrl: string, row: BenchmarkRow): Promise<Ben
     platform_url: benchmarkPlatformUrl(publicUrl, row.key),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
+    ...runCounts,
+  };
+}
+
+/** The upstream CLI's keys of a benchmark: its runs, the active ones, who added it. */
+async function runCountsOf(
+  db: Db,
+  row: BenchmarkRow,
+): Promise<Pick<Benchmark, 'run_count' | 'running_count' | 'creator_name'>> {
+  const where = { benchmarkId: row.id, workspaceId: row.workspaceId };
+  const [runCount, runningCount, creator] = await Promise.all([
+    db.run.count({ where }),
+    db.run.count({ where: { ...where, status: { in: [...ACTIVE_RUN_STATUSES] } } }),
+    row.createdById
+      ? db.user.findUnique({ where: { id: row.createdById }, select: { email: true, displayName: true } })
+      : null,
+  ]);
+  return {
+    run_count: runCount,
+    running_count: runningCount,
+    creator_name: creator ? (creator.displayName ?? creator.email) : null,
   };
 }
 

@@ -4,6 +4,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { benchmarkRoutes } from './benchmarks.ts';
 import { endpointHostRoutes } from './endpoint-hosts.ts';
+import { gitLinkRoutes } from './git-links.ts';
 import { meRoutes } from './me.ts';
 import { memberRoutes } from './members.ts';
 import { queueRoutes } from './queues.ts';
@@ -30,5 +31,6 @@ export const routes: FastifyPluginAsyncZod[] = [
   workerRoutes,
   webhookRoutes,
   queueRoutes,
+  gitLinkRoutes,
   // append route modules above this line, one per line
 ];

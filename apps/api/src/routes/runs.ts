@@ -14,6 +14,7 @@ import {
   RunEventsQuery,
   RunEventsResponse,
   type RunFaults,
+  type RunInfo,
   RunInfoResponse,
   RunListQuery,
   RunListResponse,
@@ -96,6 +97,7 @@ function summary(
     createdBy: string | null;
     publicUrl: string;
     faults: RunFaults;
+    creator?: { email: string; name: string | null } | undefined;
   },
 ): RunSummary {
   return {
@@ -118,7 +120,37 @@ function summary(
     duration_ms: durationMs(row),
     platform_url: runPlatformUrl(extra.publicUrl, row.name),
     ...extra.faults,
+    creator_name: extra.creator ? (extra.creator.name ?? extra.creator.email) : null,
+    creator_email: extra.creator?.email ?? null,
   };
+}
+
+/** Display names and e-mails of run creators (upstream's creator_name / creator_email). */
+async function creatorsOf(
+  db: Db,
+  ids: string[],
+): Promise<Map<string, { email: string; name: string | null }>> {
+  const users = await db.user.findMany({
+    where: { id: { in: [...new Set(ids)] } },
+    select: { id: true, email: true, displayName: true },
+  });
+  return new Map(users.map((u) => [u.id, { email: u.email, name: u.displayName }]));
+}
+
+/** The scope each secret record name of a run resolved to at submit (`run`: supplied with the submit). */
+async function secretScopesOf(db: Db, runId: string, refs: unknown): Promise<Record<string, string>> {
+  const entries = Object.entries((refs ?? {}) as Record<string, unknown>);
+  const ids = entries.flatMap(([, id]) => (typeof id === 'string' ? [id] : []));
+  const rows = ids.length
+    ? await db.secret.findMany({ where: { id: { in: ids } }, select: { id: true, scope: true } })
+    : [];
+  const scopes = new Map(rows.map((r) => [r.id, r.scope as string]));
+  const provided = await db.runSecretValue.findMany({ where: { runId }, select: { name: true } });
+  const out: Record<string, string> = {};
+  for (const [name, id] of entries) if (typeof id === 'string') out[name] = scopes.get(id) ?? 'deleted';
+  for (const { name } of provided) out[name] = 'run';
+  for (const [name, id] of entries) if (typeof id !== 'string' && out[name] === undefined) out[name] = 'run';
+  return out;
 }
 
 async function emails(db: Db, ids: string[]): Promise<Map<string, string>> {
@@ -127,6 +159,27 @@ async function emails(db: Db, ids: string[]): Promise<Map<string, string>> {
     select: { id: true, email: true },
   });
   return new Map(users.map((u) => [u.id, u.email]));
+}
+
+/** An agent's literal env as submitted (RunAgent.spec.env: values from the config, never secrets). */
+function envOf(spec: unknown): Record<string, string> {
+  const env = (spec as { env?: unknown } | null)?.env;
+  if (!env || typeof env !== 'object') return {};
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+}
+
+/** The task selection of a run (Run.selection), as `runs info` reports it. */
+function selectionOf(selection: unknown): RunInfo['task_selection'] {
+  const s = (selection ?? {}) as Record<string, unknown>;
+  const list = (v: unknown) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : null;
+  return {
+    task_set: typeof s.task_set === 'string' ? s.task_set : null,
+    task_names: list(s.task_names),
+    categories: list(s.categories),
+  };
 }
 
 interface HistoryEntry {
@@ -224,10 +277,14 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         }),
       ]);
       const ids = rows.map((r) => r.id);
-      const [progress, best, users] = await Promise.all([
+      const [progress, best, users, creators] = await Promise.all([
         progressByRun(app.db, ids),
         bestPassAt1ByRun(app.db, ids),
         emails(
+          app.db,
+          rows.map((r) => r.createdById),
+        ),
+        creatorsOf(
           app.db,
           rows.map((r) => r.createdById),
         ),
@@ -244,6 +301,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
           createdBy: users.get(row.createdById) ?? null,
           publicUrl: app.config.publicUrl,
           faults: faults.get(row.id)!,
+          creator: creators.get(row.createdById),
         }),
       );
       return page(items, total, offset);
@@ -266,7 +324,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         where: { id: forResults.id },
         include: { ...RUN_LIST_INCLUDE, agents: { orderBy: { index: 'asc' } } },
       });
-      const [results, attempts, users] = await Promise.all([
+      const [results, attempts, users, creators, secretScopes] = await Promise.all([
         loadRunResults(app.db, forResults),
         app.db.attempt.findMany({
           where: { runId: row.id },
@@ -275,6 +333,8 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
           take: RUN_INFO_MAX_ATTEMPTS + 1,
         }),
         emails(app.db, [row.createdById]),
+        creatorsOf(app.db, [row.createdById]),
+        secretScopesOf(app.db, row.id, row.secretRefs),
       ]);
       const faults = await faultsOfRuns(
         app.db,
@@ -338,6 +398,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
             createdBy: users.get(row.createdById) ?? null,
             publicUrl: app.config.publicUrl,
             faults: faults.get(row.id)!,
+            creator: creators.get(row.createdById),
           }),
           timeout_multiplier: row.timeoutMultiplier,
           max_retries: row.maxRetries,
@@ -350,7 +411,10 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
             harness: a.harness,
             model_type: a.modelType,
             model: a.model,
+            env: envOf(a.spec),
           })),
+          task_selection: selectionOf(row.selection),
+          secret_scopes: secretScopes,
           results,
           attempts: attemptInfos,
           attempts_truncated: truncated,

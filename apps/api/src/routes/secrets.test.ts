@@ -116,12 +116,17 @@ describe('secret records', () => {
     expect(shared.set_by.id).toBe(owner.userId);
     expect(Object.keys(shared).sort()).toEqual([
       'created_at',
+      'creator_name',
+      'id',
       'name',
       'owner',
       'scope',
       'set_by',
       'updated_at',
+      'updater_name',
     ]);
+    // the upstream CLI's keys: the record's id, who created it and who set its value
+    expect(shared).toMatchObject({ creator_name: expect.any(String), updater_name: expect.any(String) });
     const ws = await call('GET', '/v1/secrets?scope=workspace', member.token);
     expect(ws.body.items.map((s: { name: string }) => s.name)).toEqual(['SHARED_KEY']);
     const personal = await call('GET', '/v1/secrets?scope=personal', admin.token);
@@ -131,6 +136,19 @@ describe('secret records', () => {
     // another workspace sees nothing
     const foreign = await call('GET', '/v1/secrets', other.token);
     expect(foreign.body.total_count).toBe(0);
+  });
+
+  it('keeps who created a record apart from who set its value last (creator_name, updater_name)', async () => {
+    const put = (who: SeededMember) =>
+      api.request('PUT', '/v1/secrets/AUTHORED_KEY', {
+        token: who.token,
+        body: { value: PLANTED, scope: 'workspace' },
+      });
+    expect((await put(owner)).status).toBe(201);
+    const replaced = await put(admin);
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.data).toMatchObject({ creator_name: owner.email, updater_name: admin.email });
+    expect(replaced.body.data.id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('a personal record overrides a workspace record for its owner', async () => {

@@ -33,12 +33,20 @@ async function usersById(db: Db, ids: (string | null)[]) {
   return new Map(users.map((u) => [u.id, { id: u.id, email: u.email, display_name: u.displayName }]));
 }
 
+/** A user as upstream's `creator_name` / `updater_name` show one: the display name, else the e-mail. */
+function nameOf(user: { email: string; display_name: string | null } | undefined): string | null {
+  return user ? (user.display_name ?? user.email) : null;
+}
+
 function secretInfo(row: SecretRow, users: Awaited<ReturnType<typeof usersById>>): SecretInfo {
   return {
+    id: row.id,
     name: row.name,
     scope: row.scope,
     owner: row.ownerId ? (users.get(row.ownerId) ?? null) : null,
     set_by: users.get(row.setById) ?? null,
+    creator_name: nameOf(users.get(row.createdById ?? row.setById)),
+    updater_name: nameOf(users.get(row.setById)),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };
@@ -83,7 +91,7 @@ export const secretRoutes: FastifyPluginAsyncZod = async (app) => {
       ]);
       const users = await usersById(
         app.db,
-        rows.flatMap((r) => [r.ownerId, r.setById]),
+        rows.flatMap((r) => [r.ownerId, r.setById, r.createdById]),
       );
       return page(
         rows.map((r) => secretInfo(r as SecretRow, users)),
@@ -116,7 +124,7 @@ export const secretRoutes: FastifyPluginAsyncZod = async (app) => {
         value,
       });
       request.log.info({ secret_name: name, scope, created }, 'secret record set');
-      const users = await usersById(app.db, [row.ownerId, row.setById]);
+      const users = await usersById(app.db, [row.ownerId, row.setById, row.createdById]);
       reply.code(created ? 201 : 200);
       return { data: { ...secretInfo(row, users), created } };
     },

@@ -28,6 +28,7 @@ import {
   SubmitRunResponse,
   validateRunConfig,
   verifierSecretNames,
+  verifierTableNames,
 } from '@osmosis/contracts';
 import {
   checkConfigAgainstBenchmark,
@@ -46,6 +47,7 @@ import { checkSecretDestinations } from '../model-destinations.ts';
 import { type ResolvedSecret, resolveSecretsForUser } from '../secret-records.ts';
 import { iso } from '../services/serialize.ts';
 import { workspaceEndpointHosts } from './endpoint-hosts.ts';
+import { checkProvidedSecrets, PROVIDED_SECRET_ID, storeProvidedSecrets } from './submit-provided-secrets.ts';
 
 const ATTEMPT_INSERT_CHUNK = 5000;
 const PREVIEW_SAMPLE = 50;
@@ -62,6 +64,8 @@ interface Prepared {
   benchmark: { id: string; key: string; name: string; defaultHarness: string };
   resolved: ResolvedRunConfig<TaskRow>;
   secrets: Map<string, ResolvedSecret>;
+  /** `[secrets]` names whose value came with the submit (not a stored record) */
+  provided: Record<string, string>;
   secretUses: Map<string, string[]>;
   /** records the verifier receives (RunAgentSpec.verifier_secret_env) */
   verifierSecretEnv: string[];
@@ -124,6 +128,7 @@ async function prepare(
   if (!validation.ok) throw invalidConfig(fileName, validation.issues);
   const config = validation.config;
   const { workspace, user } = request.auth;
+  const provided = checkProvidedSecrets(config, fileName, body.secrets?.provided ?? {});
 
   const bench = await findBenchmark(app.db, workspace.id, config.experiment.benchmark);
   if (!bench)
@@ -198,8 +203,27 @@ async function prepare(
   if (config.execution.judge_api_key_secret)
     use(config.execution.judge_api_key_secret, 'execution.judge_api_key_secret');
   for (const name of bench.requiredSecretNames) use(name, `benchmark ${bench.key} (required_secret_names)`);
+  verifierTableNames(config).forEach((name, j) => {
+    use(name, `verifier.required[${j}]`);
+  });
+  const judgedByModel = !!bench.judgeKind;
+  if (judgedByModel && verifierTableNames(config).length > 0)
+    throw invalidConfig(
+      fileName,
+      locateConfigIssues(text, [
+        {
+          code: 'VERIFIER_NOT_USED',
+          path: 'verifier',
+          message: `[verifier] is not used by ${bench.key}: it is graded by an LLM judge in the platform, and no verifier script runs that could receive ${verifierTableNames(config).join(', ')}; remove the [verifier] table`,
+        },
+      ]),
+    );
   const names = [...secretUses.keys()];
-  const secrets = await resolveSecretsForUser(app.db, workspace.id, user.id, names);
+  const stored = names.filter((n) => provided[n] === undefined);
+  const secrets = await resolveSecretsForUser(app.db, workspace.id, user.id, stored);
+  // a value supplied with the submit is the submitter's own, like a personal record
+  for (const name of Object.keys(provided))
+    secrets.set(name, { id: PROVIDED_SECRET_ID, name, scope: 'personal' });
   const missing = names.filter((n) => !secrets.has(n));
   if (missing.length > 0) {
     const commands = missing.map((n) => `osmosis secret set ${n}`);
@@ -218,11 +242,11 @@ async function prepare(
   }
 
   // where each record goes, and whether it may go there
-  const judgedByModel = !!bench.judgeKind;
+  const verifierNames = [...new Set([...bench.requiredSecretNames, ...verifierTableNames(config)])];
   const routes = routeSecrets({
     config,
     harnesses: resolved.harnesses,
-    requiredSecretNames: bench.requiredSecretNames,
+    requiredSecretNames: verifierNames,
     judgedByModel,
   });
   const destinationIssues = await checkSecretDestinations({
@@ -278,7 +302,7 @@ async function prepare(
       const receivers = (routes.get(n) ?? []).map(({ path: _path, ...r }) => r);
       return {
         name: n,
-        scope: secrets.get(n)!.scope,
+        scope: provided[n] !== undefined ? ('run' as const) : secrets.get(n)!.scope,
         used_by: secretUses.get(n)!,
         phases: [...new Set(receivers.map((r) => r.phase))],
         receivers,
@@ -291,8 +315,9 @@ async function prepare(
     benchmark: { id: bench.id, key: bench.key, name: bench.name, defaultHarness: bench.defaultHarness },
     resolved,
     secrets,
+    provided,
     secretUses,
-    verifierSecretEnv: verifierSecretNames(bench.requiredSecretNames, judgedByModel),
+    verifierSecretEnv: verifierSecretNames(verifierNames, judgedByModel),
     warnings,
     preview,
   };
@@ -346,7 +371,10 @@ async function createRun(
     task_count: tasks.length,
     description: resolved.selection.description,
   };
-  const secretRefs = Object.fromEntries([...secrets.values()].map((s) => [s.name, s.id]));
+  // a supplied value has no record: its entry marks it (`{provided: true}`), the value is in run_secret_values
+  const secretRefs = Object.fromEntries(
+    [...secrets.values()].map((s) => [s.name, s.id === PROVIDED_SECRET_ID ? { provided: true } : s.id]),
+  );
 
   for (let tries = 0; ; tries++) {
     const base = randomRunBaseName();
@@ -381,6 +409,7 @@ async function createRun(
               createdById: user.id,
             },
           });
+          await storeProvidedSecrets(tx, { runId: run.id, workspaceId: workspace.id }, prepared.provided);
           const agentIds: string[] = [];
           for (let i = 0; i < config.agents.length; i++) {
             const model = modelLabel(config.agents[i]!, resolved.harnesses[i]!);

@@ -30,6 +30,7 @@ import { operatorSecretValues, secretsInUse } from '../secrets-in-use.ts';
 import { storeArtifacts } from './artifact-store.ts';
 import type { AttemptExecution, AttemptExecutor } from './executor.ts';
 import { type AttemptInput, executeAttempt, type PipelineDeps } from './pipeline.ts';
+import { loadProvidedSecrets, providedSecretNames } from './run-provided-secrets.ts';
 import { verifierRecordNames } from './secret-phases.ts';
 
 /** Reaps the sandboxes of one scope (label osmosis.scope: one deployment, or one test). */
@@ -110,7 +111,10 @@ async function loadSecrets(
   const wanted = entries.filter(
     ([name]) => agentNames.has(name) || verifierNames.has(name) || name === judgeName,
   );
-  if (wanted.length === 0) return { agent: {}, verifier: {}, judgeKey: undefined };
+  const provided = providedSecretNames(refs).filter(
+    (name) => agentNames.has(name) || verifierNames.has(name),
+  );
+  if (wanted.length === 0 && provided.length === 0) return { agent: {}, verifier: {}, judgeKey: undefined };
   let ring: ReturnType<typeof parseSecretKeyRing>;
   try {
     ring = parseSecretKeyRing(secretKeys);
@@ -145,6 +149,13 @@ async function loadSecrets(
     if (agentNames.has(name)) agent[name] = value;
     if (verifierNames.has(name)) verifier[name] = value;
     if (name === judgeName) judgeKey = value;
+  }
+  const supplied = await loadProvidedSecrets(db, execution.run, provided, ring).catch((error: Error) => {
+    throw new SecretsUnavailable(error.message);
+  });
+  for (const [name, value] of supplied) {
+    if (agentNames.has(name)) agent[name] = value;
+    if (verifierNames.has(name)) verifier[name] = value;
   }
   return { agent, verifier, judgeKey };
 }

@@ -1,14 +1,76 @@
-// `osmosis auth login | switch | logout | whoami`.
+// `osmosis auth login | switch | logout | whoami`. login, logout and whoami answer with the
+// upstream Osmosis CLI 0.3's keys (osmosis_ai/platform/cli/auth.py), this CLI's beside them.
 
 import type { Me } from '@osmosis/contracts';
 import { type Command, Option } from 'commander';
 import { authenticatedClient, clientWithToken } from '../api.ts';
-import { contextOf } from '../context.ts';
-import { credentialsPath, findLogin, removeLogin, saveLogin } from '../credentials.ts';
+import { type Context, contextOf } from '../context.ts';
+import { credentialsPath, findLogin, readCredentials, removeLogin, saveLogin } from '../credentials.ts';
 import { CliError } from '../errors.ts';
-import { note, printAction, printObject } from '../output.ts';
-import { readSecret } from '../prompt.ts';
+import { note, printAction, printObject, step } from '../output.ts';
+import { confirm, readSecret } from '../prompt.ts';
 import { renderKeyValue } from '../table.ts';
+
+/** Where a stored login lives (upstream: `keyring`; this CLI keeps a 0600 file). */
+const TOKEN_STORE = 'file';
+
+/** The token `auth login` verifies: `--token VALUE` (as upstream), else stdin or a hidden prompt. */
+async function loginToken(ctx: Context, option: string | boolean | undefined): Promise<string> {
+  if (typeof option === 'string' && option !== '-') {
+    if (ctx.format === 'rich')
+      note(
+        ctx,
+        'note: a token on the command line stays in your shell history; `--token` alone reads it from stdin or a hidden prompt.',
+      );
+    return option.trim();
+  }
+  if (option === undefined) {
+    if (ctx.io.env.OSMOSIS_TOKEN) {
+      throw new CliError(
+        'CONFLICT',
+        "OSMOSIS_TOKEN is already active for this process. Skip 'auth login' for CI/CD, or unset it before logging in.",
+        { hint: 'or log in with an explicit token: osmosis auth login --token TOKEN' },
+      );
+    }
+    if (ctx.format !== 'rich') {
+      throw new CliError(
+        'INTERACTIVE_REQUIRED',
+        "Login is interactive in this mode. Pass --token to persist a token; for CI/CD, set OSMOSIS_TOKEN and skip 'auth login'.",
+        {
+          details: { flags: ['--token'] },
+          hint: 'osmosis auth login --token TOKEN, or pipe it: … | osmosis auth login --token',
+        },
+      );
+    }
+  }
+  return readSecret(ctx, { label: 'API token', trim: true, maxBytes: 4096, flags: ['--token TOKEN'] });
+}
+
+/** `auth whoami` data: upstream's keys (account, email, name, …, workspace), then this CLI's. */
+function whoamiData(ctx: Context, me: Me, credential: { source: 'env' | 'stored'; selected_by: string }) {
+  const env = credential.source === 'env';
+  const persistent =
+    Object.keys(readCredentials(ctx.configDir).platforms[ctx.platformUrl]?.logins ?? {}).length > 0;
+  const common = {
+    email: me.user.email,
+    name: me.user.display_name,
+    expires_at: me.token.expires_at,
+    platform_url: ctx.platformUrl,
+    source: env ? 'environment' : 'credentials',
+    effective_source: env ? 'environment' : TOKEN_STORE,
+    persistent_login: env ? persistent : true,
+  };
+  return {
+    account: { ...common, token_id: me.token.id },
+    ...common,
+    workspace: { ...me.workspace, role: me.role },
+    user: me.user,
+    role: me.role,
+    token: me.token,
+    credential_source: env ? ('OSMOSIS_TOKEN' as const) : ('stored_login' as const),
+    selected_by: credential.selected_by,
+  };
+}
 
 export function register(program: Command): void {
   const auth = program
@@ -17,31 +79,20 @@ export function register(program: Command): void {
 
   auth
     .command('login')
-    .summary('Log in with an API token (read from stdin or a hidden prompt)')
+    .summary('Log in with an API token, verified before it is stored')
     .description(
-      'Log in with an API token, verified against the platform before it is stored.\n' +
-        'The token is read from stdin when piped (`printf %s "$TOKEN" | osmosis auth login --token`),\n' +
-        'else asked for with a hidden prompt; it is never taken from the command line.',
+      'Log in with an API token, verified against the platform before it is stored (one login per\n' +
+        'platform and workspace). `--token TOKEN` as upstream; `--token` alone (or `--token -`) reads it from\n' +
+        'stdin when piped, else with a hidden prompt, so it stays out of shell history and process lists.',
     )
     .addOption(
-      new Option(
-        '--token [refused]',
-        'log in with an API token (read from stdin or a hidden prompt, never from argv)',
-      ),
+      new Option('--token [token]', 'the API token (alone or `-`: read from stdin or a hidden prompt)'),
     )
-    .allowExcessArguments(true)
     .action(async (options: { token?: string | boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      if (typeof options.token === 'string' || cmd.args.length > 0) {
-        throw new CliError(
-          'USAGE_ERROR',
-          'auth login does not take the token as an argument (it would end up in shell history and process lists)',
-          {
-            hint: 'pipe it instead: printf %s "$TOKEN" | osmosis auth login --token — or run `osmosis auth login` on a terminal for a hidden prompt',
-          },
-        );
-      }
-      const token = await readSecret(ctx, { label: 'API token', trim: true, maxBytes: 4096 });
+      const token = await loginToken(ctx, options.token);
+      if (token === '')
+        throw new CliError('USAGE_ERROR', 'the API token is empty', { hint: 'pass a token: --token TOKEN' });
       const { MeResponse } = await import('@osmosis/contracts');
       const client = clientWithToken(
         ctx,
@@ -69,13 +120,24 @@ export function register(program: Command): void {
         note(ctx, 'note: OSMOSIS_TOKEN is set and takes precedence over the stored login while it is.');
       }
       printAction(ctx, {
-        status: 'ok',
+        status: 'success',
         operation: 'auth.login',
-        resource: { type: 'workspace', id: me.workspace.id, name: me.workspace.name },
-        message: `Logged in to ${ctx.platformUrl} as ${me.user.email} (${me.role}) in workspace ${me.workspace.name}. Credentials saved to ${credentialsPath(ctx.configDir)}.`,
+        resource: {
+          email: me.user.email,
+          name: me.user.display_name,
+          expires_at: me.token.expires_at,
+          platform_url: ctx.platformUrl,
+          workspace: { ...me.workspace, role: me.role },
+          source: 'token',
+          verified: true,
+          saved: true,
+          token_store: TOKEN_STORE,
+          credentials_file: credentialsPath(ctx.configDir),
+        },
+        message: `Logged in as ${me.user.email} (${me.role}) in workspace ${me.workspace.name} on ${ctx.platformUrl}. Credentials saved to ${credentialsPath(ctx.configDir)}.`,
         next_steps_structured: [
-          { description: 'Check the login', command: 'osmosis auth whoami' },
-          { description: 'See the benchmarks of the workspace', command: 'osmosis benchmark list' },
+          step('Check the login', 'osmosis auth whoami'),
+          step('See the benchmarks of the workspace', 'osmosis benchmark list'),
         ],
       });
     });
@@ -104,9 +166,9 @@ export function register(program: Command): void {
         if (me) {
           saveLogin(ctx.configDir, ctx.platformUrl, stored);
           printAction(ctx, {
-            status: 'ok',
+            status: 'success',
             operation: 'auth.switch',
-            resource: { type: 'workspace', id: me.workspace.id, name: me.workspace.name },
+            resource: { type: 'workspace', id: me.workspace.id, name: me.workspace.name, role: me.role },
             message: `Switched to workspace ${me.workspace.name} (stored login, ${me.role}).`,
           });
           return;
@@ -132,37 +194,98 @@ export function register(program: Command): void {
         note(ctx, 'note: OSMOSIS_TOKEN is set and takes precedence over the stored login while it is.');
       }
       printAction(ctx, {
-        status: 'ok',
+        status: 'success',
         operation: 'auth.switch',
-        resource: { type: 'workspace', id: me.workspace.id, name: me.workspace.name },
+        resource: { type: 'workspace', id: me.workspace.id, name: me.workspace.name, role: me.role },
         message: `Logged in to workspace ${me.workspace.name} as ${me.user.email} (${me.role}) with a new token of yours (${created.name}, ${created.prefix}…${created.expires_at ? `, expires ${created.expires_at}` : ''}). Credentials saved to ${credentialsPath(ctx.configDir)}.`,
-        next_steps_structured: [{ description: 'Check the login', command: 'osmosis auth whoami' }],
+        next_steps_structured: [step('Check the login', 'osmosis auth whoami')],
       });
     });
 
   auth
     .command('logout')
-    .description('Remove the stored login for the platform (and --workspace, else its default workspace)')
-    .action((_options: unknown, cmd: Command) => {
+    .description(
+      'Revoke the stored login’s token on the platform (with the tokens made with it) and remove the\n' +
+        'login (of --workspace, else the default workspace). Asks first unless -y.',
+    )
+    .option('-y, --yes', 'skip the confirmation prompt (required with --json, --plain or without a terminal)')
+    .action(async (options: { yes?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const removed = removeLogin(ctx.configDir, ctx.platformUrl, ctx.workspace);
-      if (ctx.io.env.OSMOSIS_TOKEN) {
-        note(ctx, 'note: OSMOSIS_TOKEN is still set; commands keep using it until you unset it.');
+      const envTokenSet = Boolean(ctx.io.env.OSMOSIS_TOKEN);
+      const login = findLogin(ctx.configDir, ctx.platformUrl, ctx.workspace);
+      if (!login) {
+        printAction(
+          ctx,
+          envTokenSet
+            ? {
+                status: 'noop',
+                operation: 'auth.logout',
+                resource: {
+                  logged_in: true,
+                  env_token_set: true,
+                  persistent_login: false,
+                  effective_source: 'environment',
+                  platform_url: ctx.platformUrl,
+                },
+                message: "OSMOSIS_TOKEN is set. Run 'unset OSMOSIS_TOKEN' to logout.",
+                next_steps_structured: [{ action: 'unset_env', name: 'OSMOSIS_TOKEN' }],
+              }
+            : {
+                status: 'noop',
+                operation: 'auth.logout',
+                resource: {
+                  logged_in: false,
+                  persistent_login: false,
+                  effective_source: null,
+                  platform_url: ctx.platformUrl,
+                },
+                message: `Not logged in${ctx.workspace ? ` to workspace ${ctx.workspace}` : ''} on ${ctx.platformUrl}.`,
+              },
+        );
+        return;
       }
-      if (!removed) {
+      const ok = await confirm(ctx, {
+        message: `Logout from ${ctx.platformUrl} (workspace ${login.workspace_name})? Its token is revoked, with the tokens made with it.`,
+        yes: options.yes,
+        summary: [
+          ['Platform', ctx.platformUrl],
+          ['Workspace', login.workspace_name],
+        ],
+      });
+      if (!ok) {
         printAction(ctx, {
-          status: 'unchanged',
+          status: 'cancelled',
           operation: 'auth.logout',
-          message: `No stored login for ${ctx.platformUrl}${ctx.workspace ? ` and workspace ${ctx.workspace}` : ''}.`,
+          resource: {
+            logged_in: true,
+            persistent_login: true,
+            effective_source: envTokenSet ? 'environment' : TOKEN_STORE,
+            platform_url: ctx.platformUrl,
+          },
+          message: 'Cancelled.',
         });
         return;
       }
+      const revoked = await revokeStoredToken(ctx, login.token, login.token_id);
+      removeLogin(ctx.configDir, ctx.platformUrl, login.workspace_name);
+      const remaining = Object.keys(readCredentials(ctx.configDir).platforms[ctx.platformUrl]?.logins ?? {});
       printAction(ctx, {
-        status: 'ok',
+        status: 'success',
         operation: 'auth.logout',
-        resource: { type: 'workspace', id: removed.workspace_id, name: removed.workspace_name },
-        message: `Logged out of ${ctx.platformUrl} (workspace ${removed.workspace_name}). The token itself stays valid until it is revoked on the platform.`,
-        next_steps_structured: [{ description: 'Log in again', command: 'osmosis auth login --token' }],
+        resource: {
+          logged_in: envTokenSet,
+          revoked,
+          env_token_set: envTokenSet,
+          persistent_login: remaining.length > 0,
+          effective_source: envTokenSet ? 'environment' : null,
+          platform_url: ctx.platformUrl,
+          workspace: { id: login.workspace_id, name: login.workspace_name },
+          remaining_logins: remaining,
+        },
+        message: envTokenSet
+          ? 'Saved login removed; OSMOSIS_TOKEN is still active.'
+          : `Logged out successfully (workspace ${login.workspace_name}${revoked ? '; its token is revoked' : '; its token could not be revoked'}).`,
+        next_steps_structured: envTokenSet ? [{ action: 'unset_env', name: 'OSMOSIS_TOKEN' }] : [],
       });
     });
 
@@ -174,41 +297,68 @@ export function register(program: Command): void {
       const client = authenticatedClient(ctx);
       const { MeResponse } = await import('@osmosis/contracts');
       const me = (await client.get('/v1/me', MeResponse)).data;
-      const data: WhoAmI = {
-        ...me,
-        platform_url: ctx.platformUrl,
-        credential_source: client.credential.source === 'env' ? 'OSMOSIS_TOKEN' : 'stored_login',
-      };
-      printObject(ctx, data, (d) =>
-        renderKeyValue(
-          [
-            ['Platform', d.platform_url],
-            ['User', d.user.display_name ? `${d.user.display_name} <${d.user.email}>` : d.user.email],
-            ['Workspace', d.workspace.name],
-            ['Role', d.role],
-            ['Token', `${d.token.name} (${d.token.prefix}…)`],
-            ['Expires', d.token.expires_at ?? 'never'],
-            ...(d.token.max_role ? [['Role bound', d.token.max_role] as [string, string]] : []),
-            ...(d.token.confined
-              ? [
-                  ['Reach', `this workspace only (issued by an admin of ${d.workspace.name})`] as [
-                    string,
-                    string,
-                  ],
-                ]
-              : []),
+      const data = whoamiData(ctx, me, client.credential);
+      printObject(
+        ctx,
+        data,
+        (d) =>
+          renderKeyValue(
             [
-              'Credential',
-              d.credential_source === 'OSMOSIS_TOKEN'
-                ? 'OSMOSIS_TOKEN'
-                : `stored login (${credentialsPath(ctx.configDir)})`,
+              ['Platform', d.platform_url],
+              ['User', d.user.display_name ? `${d.user.display_name} <${d.user.email}>` : d.user.email],
+              ['Workspace', d.workspace.name],
+              ['Role', d.role],
+              ['Token', `${d.token.name} (${d.token.prefix}…)`],
+              ['Expires', d.token.expires_at ?? 'never'],
+              ...(d.token.max_role ? [['Role bound', d.token.max_role] as [string, string]] : []),
+              ...(d.token.confined
+                ? [
+                    ['Reach', `this workspace only (issued by an admin of ${d.workspace.name})`] as [
+                      string,
+                      string,
+                    ],
+                  ]
+                : []),
+              [
+                'Credential',
+                d.credential_source === 'OSMOSIS_TOKEN'
+                  ? 'OSMOSIS_TOKEN'
+                  : `stored login (${credentialsPath(ctx.configDir)})${d.selected_by === 'git' ? ', chosen by the git link of this repository' : ''}`,
+              ],
             ],
-          ],
-          { color: ctx.color },
-        ),
+            { color: ctx.color },
+          ),
+        (d) => [
+          ['Email', d.email],
+          ...(d.name ? [['Name', d.name] as [string, string]] : []),
+          ['Workspace', d.workspace.name],
+          ['Role', d.workspace.role],
+          ['Platform', d.platform_url],
+          ['Auth Source', d.effective_source],
+          ['Saved Login', d.persistent_login ? `yes (${TOKEN_STORE})` : 'no'],
+          ['Expires', d.expires_at ? d.expires_at.slice(0, 10) : 'never'],
+        ],
       );
     });
 }
 
-/** `auth whoami --json` data: GET /v1/me plus where the CLI got its credential. */
-type WhoAmI = Me & { platform_url: string; credential_source: 'OSMOSIS_TOKEN' | 'stored_login' };
+/**
+ * Revoke a stored login's token with itself (DELETE /v1/tokens/:id), as upstream's logout
+ * does. Returns false when it could not be (already revoked or expired, platform down): the
+ * login is removed either way.
+ */
+async function revokeStoredToken(ctx: Context, token: string, tokenId: string | undefined): Promise<boolean> {
+  const { MeResponse, RevokeTokenResponse } = await import('@osmosis/contracts');
+  const client = clientWithToken(ctx, token);
+  try {
+    const id = tokenId ?? (await client.get('/v1/me', MeResponse)).data.token.id;
+    await client.delete(`/v1/tokens/${encodeURIComponent(id)}`, RevokeTokenResponse);
+    return true;
+  } catch (error) {
+    note(
+      ctx,
+      `warning: the token of this login could not be revoked on the platform (${(error as Error).message}); the login is removed anyway.`,
+    );
+    return false;
+  }
+}

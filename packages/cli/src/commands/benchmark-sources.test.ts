@@ -35,6 +35,9 @@ const base: Benchmark = {
   platform_url: 'http://127.0.0.1:8787/benchmarks/terminal-bench-2-1',
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
+  run_count: 0,
+  running_count: 0,
+  creator_name: null,
 };
 
 describe('benchmark list rows', () => {

@@ -20,10 +20,11 @@ import { authenticatedClient } from '../api.ts';
 import { type Context, contextOf } from '../context.ts';
 import { CliError, usageError } from '../errors.ts';
 import { addListOptions } from '../options.ts';
-import { note, printAction, printList, printObject } from '../output.ts';
+import { note, printAction, printList, printObject, step } from '../output.ts';
 import { confirm } from '../prompt.ts';
 import type { Style } from '../style.ts';
 import { EMPTY_CELL, renderKeyValue, renderTable } from '../table.ts';
+import { benchmarkInfoData, benchmarkItem } from './benchmark-shapes.ts';
 import { comparableColumn } from './quality.ts';
 
 const GIT_URL = /^(https?:\/\/|git:\/\/|ssh:\/\/|file:\/\/|git@[^:]+:)|\.git\/?$/;
@@ -277,29 +278,46 @@ async function waitUntilSynced(
   }
 }
 
-/**
- * The workspace's runs on a benchmark, newest first, beyond the newest ones its detail holds:
- * `limit` of them, or with `all` every one (the runs list filtered by benchmark, paged).
- */
-async function benchmarkRuns(
-  client: ReturnType<typeof authenticatedClient>,
-  benchmarkId: string,
-  options: { limit: number; all?: boolean },
-): Promise<BenchmarkDetail['runs']> {
-  const { RunListResponse } = await import('@osmosis/contracts');
-  const page = await client.list('/v1/runs', RunListResponse, {
-    limit: options.limit,
-    all: options.all,
-    query: { benchmark: benchmarkId },
-  });
-  return page.items.map((r) => ({
-    id: r.id,
-    name: r.name,
-    status: r.status,
-    created_at: r.created_at,
-    finished_at: r.finished_at,
-    task_count: r.task_count,
-  }));
+/** `benchmark info --plain`: upstream's `Label: value` rows, then the leaderboard and runs lines. */
+export function benchmarkInfoPlain(b: BenchmarkDetail): Array<[string, string | number | null] | string> {
+  const judge = b.requires_judge_model
+    ? `Required${b.judge_model_default ? ` (default: ${b.judge_model_default})` : ''}`
+    : '–';
+  const lines: Array<[string, string | number | null] | string> = [
+    ['Name', b.name],
+    ['Key', b.key],
+    ['Description', b.description ?? '–'],
+    ['Source', b.source_url ?? sourceText(b)],
+    ['Runner', 'harbor'],
+    ['Tasks', b.sync_status === 'failed' ? 'unavailable' : b.task_count],
+    ['Categories', b.categories.length ? b.categories.join(', ') : '–'],
+    [
+      'Named Task Sets',
+      b.task_sets.length
+        ? b.task_sets
+            .map((t) => `${t.name} (${t.task_count}${t.recommended ? ', recommended' : ''})`)
+            .join(', ')
+        : '–',
+    ],
+    ['Harness', `Optional (default: ${b.default_harness})`],
+    ['LLM Judge', judge],
+    ['Pass Threshold', b.pass_threshold],
+    ['Runs', b.run_count],
+    '',
+    'Leaderboard:',
+  ];
+  if (b.leaderboard.length === 0) lines.push('No eligible benchmark runs yet.');
+  for (const e of b.leaderboard) {
+    const interval = e.interval
+      ? ` (${(e.interval.lower * 100).toFixed(1)}–${(e.interval.upper * 100).toFixed(1)})`
+      : '';
+    lines.push([e.rank_label, e.label, `pass@1 ${pct(e.pass_at_1)}${interval}`].join(' · '));
+  }
+  if (b.runs.length > 0) {
+    lines.push('', `Runs (${b.runs.length} of ${b.run_count}):`);
+    for (const r of b.runs) lines.push([r.name, `[${r.status}]`, r.created_at].join(' · '));
+  }
+  return lines;
 }
 
 export function registerBenchmarkSources(benchmark: Command): void {
@@ -442,19 +460,19 @@ export function registerBenchmarkSources(benchmark: Command): void {
       const final = options.wait ? await waitUntilSynced(ctx, client, created.key) : created;
       const failed = final.sync_status === 'failed';
       printAction(ctx, {
-        status: failed ? 'failed' : 'ok',
+        status: failed ? 'failed' : 'success',
         operation: 'benchmark.add',
-        resource: { type: 'benchmark', id: final.id, name: final.key },
+        resource: { type: 'benchmark', ...benchmarkItem(final) },
         message: failed
           ? `Added ${final.name} (${final.key}), but its sync failed: ${final.sync_error}`
           : final.sync_status === 'ready'
             ? `Added ${final.name} (${final.key}) with ${final.task_count} tasks.`
             : `Added ${final.name} (${final.key}); its tasks are syncing${final.expected_task_count ? ` (${final.expected_task_count} expected)` : ''}.`,
         next_steps_structured: failed
-          ? [{ description: 'Retry the sync', command: `osmosis benchmark sync ${final.key}` }]
+          ? [step('Retry the sync', `osmosis benchmark sync ${final.key}`)]
           : [
-              { description: 'Follow the sync', command: 'osmosis benchmark list' },
-              { description: 'See the benchmark', command: `osmosis benchmark info ${final.key}` },
+              step('Follow the sync', 'osmosis benchmark list'),
+              step('See the benchmark', `osmosis benchmark info ${final.key}`),
             ],
       });
     });
@@ -463,7 +481,7 @@ export function registerBenchmarkSources(benchmark: Command): void {
     benchmark
       .command('list')
       .description('The benchmarks of the workspace: Name, Key, Last Run (or sync progress), Tasks'),
-    { defaultLimit: 50, allHelp: 'every benchmark' },
+    { allHelp: 'every benchmark' },
   ).action(async (options: { limit: number; all?: boolean }, cmd: Command) => {
     const ctx = contextOf(cmd);
     const client = authenticatedClient(ctx);
@@ -474,6 +492,7 @@ export function registerBenchmarkSources(benchmark: Command): void {
     });
     printList(ctx, page, {
       columns: benchmarkColumns(),
+      toJson: benchmarkItem,
       empty:
         'No benchmarks yet. Add one with `osmosis benchmark add SOURCE` (try `osmosis benchmark add benchmarks/sample`).',
     });
@@ -486,23 +505,35 @@ export function registerBenchmarkSources(benchmark: Command): void {
         'One benchmark (key, exact name or id): metadata, tasks, task sets, requirements, leaderboard and runs',
       ),
     {
-      defaultLimit: 10,
-      limitHelp: 'leaderboard entries and runs to show',
-      allHelp: 'every leaderboard entry and run',
+      limitHelp: 'maximum number of runs to show in the runs section (1 to 50)',
+      allHelp: "show all of the benchmark's runs",
     },
   ).action(async (key: string, options: { limit: number; all?: boolean }, cmd: Command) => {
     const ctx = contextOf(cmd);
     const client = authenticatedClient(ctx);
-    const { BenchmarkDetailResponse } = await import('@osmosis/contracts');
+    const { BenchmarkDetailResponse, RunListResponse } = await import('@osmosis/contracts');
     const detail = (await client.get(`/v1/benchmarks/${encodeURIComponent(key)}`, BenchmarkDetailResponse))
       .data;
-    const wanted = Math.min(options.all ? Number.POSITIVE_INFINITY : options.limit, detail.run_count);
-    if (detail.runs.length < wanted) {
-      detail.runs = await benchmarkRuns(client, detail.id, options);
-      detail.run_count = Math.max(detail.run_count, detail.runs.length);
-    }
-    printObject(ctx, detail, (d, s) =>
-      renderBenchmarkInfo(d, s, options.all ? null : options.limit, ctx.color),
+    // the runs section: the newest --limit runs (or --all) of the workspace on it, as upstream
+    const runs = await client.list('/v1/runs', RunListResponse, {
+      limit: options.limit,
+      all: options.all,
+      query: { benchmark: detail.id },
+    });
+    detail.runs = runs.items.map((r) => ({
+      id: r.id,
+      name: r.name,
+      status: r.status,
+      created_at: r.created_at,
+      finished_at: r.finished_at,
+      task_count: r.task_count,
+    }));
+    detail.run_count = runs.total_count;
+    printObject(
+      ctx,
+      benchmarkInfoData(detail, runs),
+      (_data, s) => renderBenchmarkInfo(detail, s, null, ctx.color),
+      () => benchmarkInfoPlain(detail),
     );
   });
 
@@ -518,9 +549,9 @@ export function registerBenchmarkSources(benchmark: Command): void {
       const b = BenchmarkResponse.parse(await response.json()).data;
       if (response.status === 200) {
         printAction(ctx, {
-          status: 'unchanged',
+          status: 'noop',
           operation: 'benchmark.sync',
-          resource: { type: 'benchmark', id: b.id, name: b.key },
+          resource: { type: 'benchmark', ...benchmarkItem(b) },
           message: `${b.name} (${b.key}) is synced already (${b.task_count} tasks).`,
         });
         return;
@@ -528,36 +559,44 @@ export function registerBenchmarkSources(benchmark: Command): void {
       const final = options.wait ? await waitUntilSynced(ctx, client, b.key) : b;
       const failed = final.sync_status === 'failed';
       printAction(ctx, {
-        status: failed ? 'failed' : 'ok',
+        status: failed ? 'failed' : 'success',
         operation: 'benchmark.sync',
-        resource: { type: 'benchmark', id: final.id, name: final.key },
+        resource: { type: 'benchmark', ...benchmarkItem(final) },
         message: failed
           ? `The sync of ${final.key} failed again: ${final.sync_error}`
           : final.sync_status === 'ready'
             ? `${final.name} (${final.key}) is synced: ${final.task_count} tasks.`
             : `Sync of ${final.name} (${final.key}) queued; it resumes after the ${final.synced_task_count} tasks already imported.`,
-        next_steps_structured: [{ description: 'Follow the sync', command: 'osmosis benchmark list' }],
+        next_steps_structured: [step('Follow the sync', 'osmosis benchmark list')],
       });
     });
 
   benchmark
     .command('delete <key>')
     .description('Delete a benchmark with its tasks and finished runs (refused while runs are active)')
-    .option('--yes', 'do not ask for confirmation')
+    .option('-y, --yes', 'do not ask for confirmation')
     .option('--force', 'also when it has runs, which are deleted with it (admins and owners)')
     .action(async (key: string, options: { yes?: boolean; force?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const client = authenticatedClient(ctx);
-      const { DeleteBenchmarkResponse } = await import('@osmosis/contracts');
+      const { BenchmarkResponse, DeleteBenchmarkResponse } = await import('@osmosis/contracts');
+      // look it up first: a benchmark that does not exist is NOT_FOUND before anything is asked
+      const found = (await client.get(`/v1/benchmarks/${encodeURIComponent(key)}`, BenchmarkResponse)).data;
       const ok = await confirm(ctx, {
-        message: `Delete benchmark ${key} with its tasks and finished runs?`,
+        message: `Delete benchmark ${found.key} with its tasks and finished runs?`,
         yes: options.yes === true,
+        summary: [
+          ['Key', found.key],
+          ['Name', found.name],
+          ['Runs', String(found.run_count)],
+        ],
       });
       if (!ok) {
         printAction(ctx, {
           status: 'cancelled',
           operation: 'benchmark.delete',
-          message: 'Nothing was deleted.',
+          resource: { type: 'benchmark', id: found.id, key: found.key, name: found.name },
+          message: 'Cancelled. Nothing was deleted.',
         });
         return;
       }
@@ -567,9 +606,9 @@ export function registerBenchmarkSources(benchmark: Command): void {
         })
       ).data;
       printAction(ctx, {
-        status: 'ok',
+        status: 'success',
         operation: 'benchmark.delete',
-        resource: { type: 'benchmark', id: res.id, name: res.key },
+        resource: { type: 'benchmark', id: res.id, key: res.key, name: found.name },
         message: `Deleted benchmark ${res.key}.`,
       });
     });

@@ -1,12 +1,17 @@
-// `osmosis benchmark runs download NAME [--type summary,results|artifacts|logs|all] [-o ROOT]
-// [--overwrite] [--yes]` (SPEC.md). The `benchmark` command group adds it to its `runs` command
-// with `registerRunsDownload(runs)`; the work is in src/download/.
+// `osmosis benchmark runs download NAME [--type summary,results|artifacts|logs|all] [-o DIR]
+// [--overwrite] [-y]`, with the upstream Osmosis CLI 0.3's contract
+// (osmosis_ai/platform/cli/benchmark.py `download`, run_download.py): the run is looked up first
+// (NOT_FOUND; CONFLICT while pending or queued), the files go into
+// WORKSPACE/.osmosis/benchmarks/<run-name>/ or the folder `-o` names, and the action envelope
+// (`benchmark.download`) carries upstream's counts. The transfer is src/download/.
+import path from 'node:path';
+import type { DownloadType } from '@osmosis/contracts';
 import type { Command } from 'commander';
 import { authenticatedClient } from '../api.ts';
 import { type Context, contextOf } from '../context.ts';
 import type { DownloadReport } from '../download/download.ts';
-import { usageError } from '../errors.ts';
-import { note, printAction } from '../output.ts';
+import { CliError, usageError } from '../errors.ts';
+import { note, printAction, step } from '../output.ts';
 import { confirm } from '../prompt.ts';
 
 export interface RunsDownloadOptions {
@@ -15,6 +20,8 @@ export interface RunsDownloadOptions {
   overwrite?: boolean;
   yes?: boolean;
 }
+
+const DOWNLOAD_TYPES = ['summary', 'results', 'artifacts', 'logs'] as const;
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -28,24 +35,57 @@ export function formatBytes(n: number): string {
   return `${v.toFixed(v >= 100 ? 0 : 1)} ${units[i]}`;
 }
 
-function reportMessage(r: DownloadReport): string {
-  const where = r.dir;
-  const parts = [
-    `${r.downloaded.length} downloaded (${formatBytes(r.bytes)})`,
-    `${r.skipped.length} already there`,
-  ];
-  if (r.failed.length) parts.push(`${r.failed.length} failed`);
-  if (r.refused.length) parts.push(`${r.refused.length} refused`);
-  const snap = r.snapshot ? ` — a snapshot: run ${r.run_name} is still ${r.run_status}` : '';
-  switch (r.status) {
-    case 'cancelled':
-      return `Download of run ${r.run_name} cancelled; nothing was written.`;
-    case 'unchanged':
-      return `Run ${r.run_name}: all ${r.skipped.length} files already in ${where}.`;
-    default:
-      if (r.files === 0) return `Run ${r.run_name} has no files of the requested types.`;
-      return `Run ${r.run_name} into ${where}: ${parts.join(', ')}${snap}.`;
+/** `--type`: a comma-separated selection, or `all` alone (upstream's `parse_download_types`). */
+export function parseTypes(value: string): DownloadType[] {
+  const requested = value.split(',').map((part) => part.trim().toLowerCase());
+  if (requested.length === 0 || requested.some((part) => part === ''))
+    throw usageError(
+      '--type must be a comma-separated list of output types.',
+      'e.g. --type summary,results or --type all',
+    );
+  if (requested.includes('all')) {
+    if (requested.length !== 1) throw usageError('--type all cannot be combined with other output types.');
+    return [...DOWNLOAD_TYPES];
   }
+  const unknown = [
+    ...new Set(requested.filter((t) => !(DOWNLOAD_TYPES as readonly string[]).includes(t))),
+  ].sort();
+  if (unknown.length)
+    throw usageError(
+      `Unknown --type value(s): ${unknown.join(', ')}. Choose from: ${DOWNLOAD_TYPES.join(', ')}, all.`,
+    );
+  return [...new Set(requested)] as DownloadType[];
+}
+
+/** The run folder: `-o DIR` itself (a leading `~` is the home folder), else WORKSPACE/.osmosis/benchmarks/<run-name>. */
+function outputDir(
+  ctx: Context,
+  output: string | undefined,
+  runName: string,
+  runId: string,
+): Promise<string> {
+  return import('../download/paths.ts').then(({ runFolder }) => {
+    if (output !== undefined) {
+      const home = ctx.io.env.HOME;
+      const expanded =
+        home && (output === '~' || output.startsWith('~/')) ? path.join(home, output.slice(1)) : output;
+      return path.resolve(ctx.cwd, expanded);
+    }
+    return runFolder(ctx.workspaceDirectory()?.root ?? ctx.cwd, runName, runId);
+  });
+}
+
+/** Files and bytes per type of the files the download took on (upstream's `breakdown`). */
+function breakdown(files: { path: string; type: string; size: number }[], refused: Set<string>) {
+  const out: Record<string, { files: number; bytes: number }> = {};
+  for (const file of files) {
+    if (refused.has(file.path)) continue;
+    const bucket = out[file.type] ?? { files: 0, bytes: 0 };
+    bucket.files += 1;
+    bucket.bytes += file.size;
+    out[file.type] = bucket;
+  }
+  return out;
 }
 
 export async function runsDownloadAction(
@@ -53,43 +93,92 @@ export async function runsDownloadAction(
   name: string,
   options: RunsDownloadOptions,
 ): Promise<DownloadReport> {
-  const { parseDownloadTypes } = await import('@osmosis/contracts');
-  const types = parseDownloadTypes(options.type);
-  if (!types || types.length === 0) {
-    throw usageError(
-      `--type takes a comma-separated list of summary, results, artifacts, logs, or all (got ${JSON.stringify(options.type)})`,
-      'e.g. --type summary,results or --type all',
-    );
-  }
+  const types = parseTypes(options.type ?? 'summary,results');
   const client = authenticatedClient(ctx);
-  const { downloadRun } = await import('../download/download.ts');
-  const root = options.output ?? process.cwd();
-  const report = await downloadRun(client, name, {
+  const { RunInfoResponse } = await import('@osmosis/contracts');
+  const run = (await client.get(`/v1/runs/${encodeURIComponent(name)}`, RunInfoResponse)).data;
+  if (run.status === 'pending' || run.status === 'queued') {
+    throw new CliError('CONFLICT', 'Outputs are not yet available for pending or queued benchmark runs.', {
+      details: { name: run.name, status: run.status },
+      hint: `wait until it runs: osmosis benchmark runs info ${run.name}`,
+    });
+  }
+  const dir = await outputDir(ctx, options.output, run.name, run.id);
+  const { downloadRun, fetchManifest } = await import('../download/download.ts');
+  const manifest = await fetchManifest(client, run.name, types);
+  if (manifest.files.length === 0)
+    throw new CliError('USAGE_ERROR', 'No downloadable files matched the requested selection.', {
+      details: { name: run.name, selected_types: types },
+      hint: 'choose other types with --type (summary, results, artifacts, logs, all)',
+    });
+  note(ctx, `Destination: ${dir}`);
+  const report = await downloadRun(client, run.name, {
     types,
-    root,
+    dir,
     overwrite: options.overwrite === true,
+    manifest,
     confirmLarge: (bytes, files) =>
       confirm(ctx, {
-        message: `Download ${files} files, ${formatBytes(bytes)}, of run ${name}?`,
+        message: 'Download these run outputs?',
         yes: options.yes,
+        summary: [
+          ['Files', String(files)],
+          ['Download size', formatBytes(bytes)],
+          ['Destination', dir],
+        ],
+        notes: [`Selected types: ${types.join(', ')}`],
       }),
     onFile: (e) => {
-      if (!ctx.json && (e.result === 'failed' || e.result === 'refused'))
+      if (e.result === 'failed' || e.result === 'refused')
         note(ctx, `${e.result}: ${e.path} — ${e.error ?? ''}`);
     },
   });
-  const rerun = `osmosis benchmark runs download ${name}${options.type ? ` --type ${options.type}` : ''}${options.output ? ` -o ${options.output}` : ''}`;
+  if (report.status === 'cancelled') {
+    printAction(ctx, {
+      status: 'cancelled',
+      operation: 'benchmark.download',
+      resource: { benchmark_run: { id: run.id, name: run.name }, status: run.status, output_path: dir },
+      message: 'Cancelled.',
+    });
+    return report;
+  }
+  if (report.downloaded.length + report.skipped.length === 0 && report.failed.length === 0)
+    throw new CliError('USAGE_ERROR', 'The download manifest contained no usable run-scoped paths.', {
+      details: { refused: report.refused },
+    });
+  const failures = [
+    ...report.failed,
+    ...report.refused.map((r) => ({ path: r.path, error: `Manifest path refused: ${r.reason}.` })),
+  ];
+  const partial = failures.length > 0;
+  const rerun = `osmosis benchmark runs download ${run.name}${options.type ? ` --type ${options.type}` : ''}${options.output ? ` -o ${options.output}` : ''}`;
+  let message = `Downloaded ${report.downloaded.length} files (${formatBytes(report.bytes)}) to ${dir}`;
+  if (report.skipped.length) message += ` (${report.skipped.length} already up to date)`;
+  if (partial) message += ` (${failures.length} failed; re-run to retry)`;
+  if (report.snapshot) message += ` — a snapshot: run ${run.name} is still ${report.run_status}`;
   printAction(ctx, {
-    status: report.status,
-    operation: 'benchmark.runs.download',
-    resource: { type: 'run', name },
-    message: reportMessage(report),
-    ...(report.status === 'partial' || report.status === 'failed'
-      ? {
-          next_steps_structured: [
-            { description: 'Retry the failed files (finished files are skipped)', command: rerun },
-          ],
-        }
+    status: partial ? 'partial' : 'success',
+    operation: 'benchmark.download',
+    resource: {
+      benchmark_run: { id: run.id, name: run.name },
+      status: run.status,
+      selected_types: types,
+      files_downloaded: report.downloaded.length,
+      files_skipped: report.skipped.length,
+      files_failed: failures,
+      bytes_downloaded: report.bytes,
+      total_files: report.files - report.refused.length,
+      total_bytes: report.total_size,
+      breakdown: breakdown(manifest.files, new Set(report.refused.map((r) => r.path))),
+      manifest_totals: { files: manifest.files.length, bytes: manifest.total_size },
+      output_path: dir,
+      snapshot: report.snapshot,
+      downloaded: report.downloaded,
+      skipped: report.skipped,
+    },
+    message,
+    ...(partial
+      ? { next_steps_structured: [step('Retry the failed files (finished files are skipped)', rerun)] }
       : {}),
   });
   return report;
@@ -99,11 +188,18 @@ export async function runsDownloadAction(
 export function registerRunsDownload(runs: Command): Command {
   return runs
     .command('download <name>')
-    .description("Download a run's outputs into ROOT/.osmosis/benchmarks/<run-name>/")
-    .option('--type <types>', 'summary,results | artifacts | logs | all (comma-separated)', 'summary,results')
-    .option('-o, --output <root>', 'ROOT folder (default: the current directory)')
-    .option('--overwrite', 'download again even files whose size already matches')
-    .option('--yes', 'do not ask before transfers over 100 MiB')
+    .description(
+      "Download a run's outputs into .osmosis/benchmarks/<run-name>/ of the workspace directory (the git\n" +
+        'repository, else the current folder), or into the folder -o names',
+    )
+    .option(
+      '--type <types>',
+      'comma-separated selector: summary, results, artifacts, logs, all (replaces the default)',
+      'summary,results',
+    )
+    .option('-o, --output <dir>', 'the run folder itself (default: .osmosis/benchmarks/<run-name>/)')
+    .option('--overwrite', 're-download files that already exist locally')
+    .option('-y, --yes', 'skip the confirmation asked before transfers over 100 MiB')
     .action(async (name: string, options: RunsDownloadOptions, cmd: Command) => {
       await runsDownloadAction(contextOf(cmd), name, options);
     });

@@ -24,7 +24,8 @@ export const commandGroups: CommandGroup[] = [
   },
   {
     name: 'workspace',
-    summary: 'Workspaces you are a member of: list, create; where their secrets may be sent',
+    summary:
+      'Workspaces you are a member of: list, create; where their secrets may be sent; linked git repositories',
     load: () => import('./workspace.ts'),
   },
   {

@@ -62,7 +62,7 @@ describe('osmosis init', () => {
     const io = fakeIO();
     expect(await run(['init', dir, '--json'], io)).toBe(0);
     const first = CliActionEnvelope.parse(JSON.parse(io.out()));
-    expect(first.status).toBe('ok');
+    expect(first.status).toBe('success');
     for (const name of INIT_TEMPLATES)
       expect(readFileSync(path.join(dir, 'configs/benchmark', name), 'utf8')).toBe(
         readFileSync(templatePath(name), 'utf8'),

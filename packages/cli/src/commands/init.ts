@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { contextOf } from '../context.ts';
 import { CliError } from '../errors.ts';
-import { printAction } from '../output.ts';
+import { printAction, step } from '../output.ts';
 
 export const INIT_TEMPLATES = ['terminal-bench-smoke.toml', 'default.toml'] as const;
 
@@ -25,14 +25,14 @@ export function register(program: Command): void {
     .option('--force', 'overwrite existing config files')
     .action((dir: string, options: { force?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const target = path.resolve(dir, 'configs', 'benchmark');
+      const target = path.resolve(ctx.cwd, dir, 'configs', 'benchmark');
       const written: string[] = [];
       const kept: string[] = [];
       try {
         mkdirSync(target, { recursive: true });
         for (const name of INIT_TEMPLATES) {
           const file = path.join(target, name);
-          const shown = path.relative(process.cwd(), file) || file;
+          const shown = path.relative(ctx.cwd, file) || file;
           if (existsSync(file) && !options.force) {
             kept.push(shown);
             continue;
@@ -45,20 +45,17 @@ export function register(program: Command): void {
           hint: 'check that the folder is writable',
         });
       }
-      const smoke = path.join(path.relative(process.cwd(), target) || '.', 'terminal-bench-smoke.toml');
+      const smoke = path.join(path.relative(ctx.cwd, target) || '.', 'terminal-bench-smoke.toml');
       printAction(ctx, {
-        status: written.length > 0 ? 'ok' : 'unchanged',
+        status: written.length > 0 ? 'success' : 'noop',
         operation: 'init',
-        resource: { type: 'directory', name: target },
+        resource: { type: 'directory', name: target, written, kept },
         message:
           (written.length ? `Wrote ${written.join(', ')}.` : 'Nothing written.') +
           (kept.length ? ` Kept existing ${kept.join(', ')} (use --force to overwrite).` : ''),
         next_steps_structured: [
-          {
-            description: 'Store the model key the smoke config uses',
-            command: 'osmosis secret set OPENAI_API_KEY',
-          },
-          { description: 'Preview and submit the smoke run', command: `osmosis benchmark submit ${smoke}` },
+          step('Store the model key the smoke config uses', 'osmosis secret set OPENAI_API_KEY'),
+          step('Preview and submit the smoke run', `osmosis benchmark submit ${smoke}`),
         ],
       });
     });

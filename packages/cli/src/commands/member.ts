@@ -31,7 +31,6 @@ export function register(program: Command): void {
   const member = program.command('member').description('Members of the workspace: list, add, role, remove');
 
   addListOptions(member.command('list').description('Members and their roles'), {
-    defaultLimit: 50,
     allHelp: 'every member',
   }).action(async (options: { limit: number; all?: boolean }, cmd: Command) => {
     const ctx = contextOf(cmd);
@@ -114,7 +113,7 @@ export function register(program: Command): void {
       const user = await userIdOf(client, ref);
       const updated = (await client.patch(`/v1/members/${user.id}`, MemberResponse, { body: { role } })).data;
       printAction(ctx, {
-        status: 'ok',
+        status: 'success',
         operation: 'member.role',
         resource: { type: 'member', id: updated.user_id, name: updated.email },
         message: `${updated.email} is now ${updated.role}.`,
@@ -141,7 +140,7 @@ export function register(program: Command): void {
     }
     const removed = (await client.delete(`/v1/members/${user.id}`, MemberResponse)).data;
     printAction(ctx, {
-      status: 'ok',
+      status: 'success',
       operation: 'member.remove',
       resource: { type: 'member', id: removed.user_id, name: removed.email },
       message: `Removed ${removed.email}; their tokens for this workspace are revoked.`,

@@ -5,12 +5,13 @@ import type { RunResults } from '@osmosis/contracts';
 import type { Command } from 'commander';
 import { authenticatedClient } from '../api.ts';
 import { contextOf } from '../context.ts';
-import { addListOptions, intArg } from '../options.ts';
-import { note, printAction, printList, printObject, say } from '../output.ts';
+import { addListOptions, DEFAULT_LIST_LIMIT, intArg, MAX_LOG_LIMIT } from '../options.ts';
+import { note, printAction, printList, printObjectAs, say, step } from '../output.ts';
 import { confirm } from '../prompt.ts';
 import type { Style } from '../style.ts';
 import { renderKeyValue, renderTable } from '../table.ts';
 import { qualityLines } from './quality.ts';
+import { runInfoData, runInfoPlain, runItem, runLogsItem } from './run-shapes.ts';
 
 type AgentRow = RunResults['agents'][number];
 
@@ -86,7 +87,7 @@ export function registerRuns(benchmark: Command): Command {
 
   addListOptions(
     runs.command('list').description('The runs table: status, progress, agents and best pass@1'),
-    { defaultLimit: 20, allHelp: 'every run' },
+    { allHelp: 'every run' },
   )
     .option('--status <status>', 'only runs with this status')
     .option('--benchmark <key>', 'only runs of this benchmark (key, name or id)')
@@ -111,6 +112,17 @@ export function registerRuns(benchmark: Command): Command {
           { header: 'Duration', value: (r) => duration(r.duration_ms), align: 'right' },
           { header: 'Created', value: (r) => r.created_at.replace('T', ' ').slice(0, 16) },
         ],
+        toJson: runItem,
+        plainColumns: [
+          { header: 'Name', value: (r) => r.name },
+          { header: 'Status', value: (r) => `[${r.status}]` },
+          { header: 'Progress', value: (r) => `${r.progress.done} / ${r.progress.total} results` },
+          { header: 'Benchmark', value: (r) => r.benchmark_name },
+          { header: 'Agents', value: (r) => r.agent_count },
+          { header: 'Best Pass@1', value: (r) => pct(r.best_pass_at_1) },
+          { header: 'Submitted', value: (r) => r.created_at },
+          { header: 'Submitted By', value: (r) => r.creator_name ?? '–' },
+        ],
         empty: 'No runs yet. Submit one with `osmosis benchmark submit CONFIG`.',
       });
     });
@@ -128,7 +140,7 @@ export function registerRuns(benchmark: Command): Command {
       }
       const { RunInfoResponse } = await import('@osmosis/contracts');
       const res = await client.get(`/v1/runs/${encodeURIComponent(name)}`, RunInfoResponse);
-      printObject(ctx, res.data, (run, s) => {
+      printObjectAs(ctx, res.data, { json: runInfoData, plain: runInfoPlain }, (run, s) => {
         const t = run.results.totals;
         const head = renderKeyValue(
           [
@@ -230,8 +242,13 @@ export function registerRuns(benchmark: Command): Command {
   runs
     .command('logs <name>')
     .description('Lifecycle events of a run, oldest first within a page; --cursor pages further back')
-    .option('--limit <n>', 'events per page (at most 200)', intArg(1, 200), 100)
-    .option('--cursor <cursor>', 'the next_cursor of a previous page: older events')
+    .option(
+      '--limit <n>',
+      `maximum number of recent log entries to show (1 to ${MAX_LOG_LIMIT})`,
+      intArg(1, MAX_LOG_LIMIT),
+      DEFAULT_LIST_LIMIT,
+    )
+    .option('--cursor <cursor>', 'page further back using the next_cursor value from a previous page')
     .action(async (name: string, options, cmd: Command) => {
       const ctx = contextOf(cmd);
       const client = authenticatedClient(ctx);
@@ -239,8 +256,27 @@ export function registerRuns(benchmark: Command): Command {
       const page = await client.get(`/v1/runs/${encodeURIComponent(name)}/events`, RunEventsResponse, {
         query: { limit: options.limit, cursor: options.cursor },
       });
-      if (ctx.json) {
-        ctx.io.stdout.write(`${JSON.stringify({ schema_version: 1, ...page }, null, 2)}\n`);
+      if (ctx.json || ctx.format === 'plain') {
+        // upstream's logs list: this page's entries, has_more while older ones exist, next_cursor
+        printList(
+          ctx,
+          {
+            items: page.items,
+            total_count: page.items.length,
+            has_more: page.next_cursor !== null,
+            next_offset: null,
+          },
+          {
+            columns: [
+              { header: 'Time', value: (e) => e.timestamp },
+              { header: 'Level', value: (e) => e.level },
+              { header: 'Step', value: (e) => e.step },
+              { header: 'Message', value: (e) => e.message },
+            ],
+            toJson: runLogsItem,
+            extra: { next_cursor: page.next_cursor },
+          },
+        );
         return;
       }
       const s = (await import('../style.ts')).style(ctx.color);
@@ -264,37 +300,53 @@ export function registerRuns(benchmark: Command): Command {
 
   runs
     .command('stop <name>')
-    .description('Stop a pending, queued or running run (queued attempts are cancelled, running ones killed)')
-    .option('-y, --yes', 'do not ask for confirmation')
+    .description(
+      'Stop a pending, queued or running run (queued attempts are cancelled, running ones killed).\n' +
+        'A run that does not exist is NOT_FOUND before anything is asked.',
+    )
+    .option('-y, --yes', 'skip the confirmation prompt (required with --json, --plain or without a terminal)')
     .action(async (name: string, options, cmd: Command) => {
       const ctx = contextOf(cmd);
       const client = authenticatedClient(ctx);
+      const { RunInfoResponse, StopRunResponse } = await import('@osmosis/contracts');
+      // look the run up first (upstream's order): a missing one is NOT_FOUND before the prompt
+      const run = (await client.get(`/v1/runs/${encodeURIComponent(name)}`, RunInfoResponse)).data;
       const ok = await confirm(ctx, {
-        message: `Stop run ${name}? Running attempts are killed.`,
+        message: `Stop benchmark run "${run.name}"? Queued attempts are cancelled, running ones killed.`,
         yes: options.yes,
+        summary: [
+          ['Name', run.name],
+          ['Status', run.status],
+        ],
       });
       if (!ok) {
         printAction(ctx, {
           status: 'cancelled',
-          operation: 'benchmark.runs.stop',
-          resource: { type: 'run', name },
-          message: `Run ${name} was not stopped.`,
+          operation: 'benchmark.stop',
+          resource: { name: run.name, id: run.id, status: run.status },
+          message: 'Cancelled.',
         });
         return;
       }
-      const { StopRunResponse } = await import('@osmosis/contracts');
-      const res = await client.post(`/v1/runs/${encodeURIComponent(name)}/stop`, StopRunResponse, {
+      const res = await client.post(`/v1/runs/${encodeURIComponent(run.name)}/stop`, StopRunResponse, {
         body: {},
       });
       const d = res.data;
       printAction(ctx, {
-        status: 'ok',
-        operation: 'benchmark.runs.stop',
-        resource: { type: 'run', id: d.id, name: d.name },
-        message: `Stopped run ${d.name} (was ${d.previous_status}): ${d.cancelled_attempts} queued attempt(s) cancelled, ${d.aborting_attempts} running attempt(s) being killed.`,
+        status: 'success',
+        operation: 'benchmark.stop',
+        resource: {
+          name: d.name,
+          id: d.id,
+          status: 'stopped',
+          previous_status: d.previous_status,
+          cancelled_attempts: d.cancelled_attempts,
+          aborting_attempts: d.aborting_attempts,
+        },
+        message: `Benchmark run "${d.name}" stopped (was ${d.previous_status}): ${d.cancelled_attempts} queued attempt(s) cancelled, ${d.aborting_attempts} running attempt(s) being killed.`,
         next_steps_structured: [
-          { description: 'See the run', command: `osmosis benchmark runs info ${d.name}` },
-          { description: 'See its log', command: `osmosis benchmark runs logs ${d.name}` },
+          step('See the run', `osmosis benchmark runs info ${d.name}`),
+          step('See its log', `osmosis benchmark runs logs ${d.name}`),
         ],
       });
     });

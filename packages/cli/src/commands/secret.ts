@@ -1,24 +1,42 @@
 // `osmosis secret list | set | delete`: secret records. Values are write-only: read from a
 // hidden prompt, piped stdin or --env VARNAME — never from the command line — and never shown.
-import { type Command, Option } from 'commander';
+// Keys, scope names and the lookup before a delete are the upstream Osmosis CLI 0.3's
+// (osmosis_ai/platform/cli/secret.py).
+import type { ListSecretsResponse, SecretInfo } from '@osmosis/contracts';
+import type { Command } from 'commander';
 import { authenticatedClient } from '../api.ts';
 import { contextOf } from '../context.ts';
 import { CliError } from '../errors.ts';
+import type { ApiClient } from '../http.ts';
 import { addListOptions } from '../options.ts';
-import { printAction, printList } from '../output.ts';
+import { printAction, printList, step } from '../output.ts';
 import { confirm, readSecret } from '../prompt.ts';
 
 const NAME_PATTERN = /^[A-Z][A-Z0-9_]*$/;
 const SCOPES = ['personal', 'workspace'] as const;
+type Scope = (typeof SCOPES)[number];
 
 function checkName(name: string): string {
   if (!NAME_PATTERN.test(name) || name.length > 128) {
     // not echoed: a value pasted in place of the name must not end up in the terminal or logs
-    throw new CliError('USAGE_ERROR', 'secret names match ^[A-Z][A-Z0-9_]*$ (the argument is not shown)', {
-      hint: 'use upper-case letters, digits and _, e.g. osmosis secret set OPENAI_API_KEY; the value is asked for separately',
-    });
+    throw new CliError(
+      'USAGE_ERROR',
+      "Secret name must match ^[A-Z][A-Z0-9_]*$ (uppercase letters, digits and '_', starting with a letter, at most 128 characters); the argument is not shown",
+      {
+        hint: 'use upper-case letters, digits and _, e.g. osmosis secret set OPENAI_API_KEY; the value is asked for separately',
+      },
+    );
   }
   return name;
+}
+
+/** `--scope` of set and delete: personal | workspace (a bad value is VALIDATION, exit 1, as upstream). */
+function checkScope(scope: string): Scope {
+  if (!(SCOPES as readonly string[]).includes(scope))
+    throw new CliError('USAGE_ERROR', "Scope must be 'workspace' or 'personal'.", {
+      hint: '--scope personal (only your runs) or --scope workspace (shared; admins and owners)',
+    });
+  return scope as Scope;
 }
 
 function refuseValueArguments(cmd: Command): void {
@@ -32,10 +50,30 @@ function refuseValueArguments(cmd: Command): void {
     );
 }
 
-const scopeOption = () =>
-  new Option('--scope <scope>', 'personal (only your runs) | workspace (shared; admins and owners)')
-    .choices(SCOPES)
-    .default('personal');
+/** A record as upstream serializes it (id, name, scope, times, creator_name, updater_name), then ours. */
+export function secretItem(s: SecretInfo): Record<string, unknown> {
+  return {
+    id: s.id,
+    name: s.name,
+    scope: s.scope,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+    creator_name: s.creator_name,
+    updater_name: s.updater_name,
+    owner: s.owner,
+    set_by: s.set_by,
+  };
+}
+
+/** Every record of a scope the caller can see (all pages). */
+async function namesIn(client: ApiClient, scope: Scope): Promise<Set<string>> {
+  const { ListSecretsResponse } = await import('@osmosis/contracts');
+  const all: ListSecretsResponse = await client.list('/v1/secrets', ListSecretsResponse, {
+    all: true,
+    query: { scope },
+  });
+  return new Set(all.items.map((s) => s.name));
+}
 
 export function register(program: Command): void {
   const secret = program
@@ -46,14 +84,12 @@ export function register(program: Command): void {
     secret
       .command('list')
       .description('Secret records you can use: names, scopes, who set them and when — never values')
-      .addOption(
-        new Option('--scope <scope>', 'all | workspace | personal')
-          .choices(['all', 'workspace', 'personal'])
-          .default('all'),
-      ),
-    { defaultLimit: 50, allHelp: 'every secret record' },
+      .option('--scope <scope>', 'all | workspace | personal', 'all'),
+    { allHelp: 'every secret record' },
   ).action(async (options: { scope: string; limit: number; all?: boolean }, cmd: Command) => {
     const ctx = contextOf(cmd);
+    if (!['all', 'workspace', 'personal'].includes(options.scope))
+      throw new CliError('USAGE_ERROR', "Scope must be 'all', 'workspace', or 'personal'.");
     const client = authenticatedClient(ctx);
     const { ListSecretsResponse } = await import('@osmosis/contracts');
     const page = await client.list('/v1/secrets', ListSecretsResponse, {
@@ -61,13 +97,21 @@ export function register(program: Command): void {
       all: options.all,
       query: { scope: options.scope },
     });
+    const updated = (s: SecretInfo) => s.updated_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
     printList(ctx, page, {
       columns: [
         { header: 'Name', value: (s) => s.name, noShrink: true },
         { header: 'Scope', value: (s) => s.scope },
         { header: 'Set by', value: (s) => s.set_by?.email ?? '' },
-        { header: 'Updated', value: (s) => s.updated_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z') },
+        { header: 'Updated', value: updated },
       ],
+      plainColumns: [
+        { header: 'Name', value: (s) => s.name },
+        { header: 'Scope', value: (s) => (s.scope === 'workspace' ? 'Workspace' : 'Personal') },
+        { header: 'Updated', value: updated },
+        { header: 'Updated By', value: (s) => s.updater_name ?? '–' },
+      ],
+      toJson: secretItem,
       empty:
         options.scope === 'all'
           ? 'No secret records yet. Add one with `osmosis secret set NAME`.'
@@ -79,72 +123,101 @@ export function register(program: Command): void {
     .command('set')
     .argument('<name>', 'record name, e.g. OPENAI_API_KEY')
     .description(
-      'Create or replace a secret record. The value comes from a hidden prompt, from stdin when piped,\n' +
-        'or from --env VARNAME; it is never taken from the command line.',
+      'Create or replace a secret record. The value comes from --env VARNAME, a hidden prompt, or stdin\n' +
+        'when piped; it is never taken from the command line.',
     )
-    .addOption(scopeOption())
+    .option(
+      '--scope <scope>',
+      'personal (only your runs; default) | workspace (shared; admins and owners)',
+      'personal',
+    )
     .option('--env <varname>', 'take the value from this environment variable')
     .allowExcessArguments(true)
-    .action(
-      async (rawName: string, options: { scope: 'personal' | 'workspace'; env?: string }, cmd: Command) => {
-        refuseValueArguments(cmd);
-        const name = checkName(rawName);
-        const ctx = contextOf(cmd);
-        const client = authenticatedClient(ctx);
-        const value = await readSecret(ctx, { label: `value for ${name}`, envVar: options.env });
-        const { SetSecretResponse } = await import('@osmosis/contracts');
-        const saved = (
-          await client.put(`/v1/secrets/${name}`, SetSecretResponse, {
-            body: { value, scope: options.scope },
-          })
-        ).data;
-        printAction(ctx, {
-          status: 'ok',
-          operation: 'secret.set',
-          resource: { type: 'secret', name },
-          message: `${saved.created ? 'Saved' : 'Replaced'} ${saved.scope} secret ${name}.${
-            saved.scope === 'personal'
-              ? ' Only your runs use it; it overrides a workspace record of the same name.'
-              : ''
-          }`,
-          next_steps_structured: [{ description: 'See your secret records', command: 'osmosis secret list' }],
-        });
-      },
-    );
+    .action(async (rawName: string, options: { scope: string; env?: string }, cmd: Command) => {
+      refuseValueArguments(cmd);
+      const name = checkName(rawName);
+      const scope = checkScope(options.scope);
+      const ctx = contextOf(cmd);
+      const client = authenticatedClient(ctx);
+      const value = await readSecret(ctx, {
+        label: `value for ${name}`,
+        envVar: options.env,
+        flags: ['--env'],
+      });
+      const { SetSecretResponse } = await import('@osmosis/contracts');
+      const saved = (
+        await client.put(`/v1/secrets/${name}`, SetSecretResponse, {
+          body: { value, scope },
+        })
+      ).data;
+      printAction(ctx, {
+        status: 'success',
+        operation: 'secret.set',
+        resource: { ...secretItem(saved), created: saved.created },
+        message: `Secret "${name}" saved in ${saved.scope} scope${saved.created ? '' : ' (replaced)'}.${
+          saved.scope === 'personal'
+            ? ' Only your runs use it; it overrides a workspace record of the same name.'
+            : ''
+        }`,
+        next_steps_structured: [step('See your secret records', 'osmosis secret list')],
+      });
+    });
 
   secret
     .command('delete')
     .argument('<name>', 'record name')
     .description(
-      'Delete a secret record (your personal one by default; workspace records: admins and owners)',
+      'Delete a secret record (your personal one by default; workspace records: admins and owners).\n' +
+        'A record that does not exist in the scope is NOT_FOUND before anything is asked.',
     )
-    .addOption(scopeOption())
-    .option('-y, --yes', 'do not ask for confirmation')
-    .action(
-      async (rawName: string, options: { scope: 'personal' | 'workspace'; yes?: boolean }, cmd: Command) => {
-        const name = checkName(rawName);
-        const ctx = contextOf(cmd);
-        const client = authenticatedClient(ctx);
-        const ok = await confirm(ctx, {
-          message: `Delete the ${options.scope} secret record ${name}? Runs submitted later that reference it will fail until it is set again.`,
-          yes: options.yes,
-        });
-        if (!ok) {
-          printAction(ctx, {
-            status: 'cancelled',
-            operation: 'secret.delete',
-            message: 'Nothing was deleted.',
-          });
-          return;
-        }
-        const { DeleteSecretResponse } = await import('@osmosis/contracts');
-        await client.delete(`/v1/secrets/${name}`, DeleteSecretResponse, { query: { scope: options.scope } });
+    .option('--scope <scope>', 'personal (default) | workspace', 'personal')
+    .option('-y, --yes', 'skip the confirmation prompt (required with --json, --plain or without a terminal)')
+    .action(async (rawName: string, options: { scope: string; yes?: boolean }, cmd: Command) => {
+      const name = checkName(rawName);
+      const scope = checkScope(options.scope);
+      const ctx = contextOf(cmd);
+      const client = authenticatedClient(ctx);
+      // look it up first (upstream's order): a typo or the wrong --scope is reported before a prompt
+      if (!(await namesIn(client, scope)).has(name)) {
+        const other: Scope = scope === 'workspace' ? 'personal' : 'workspace';
+        const elsewhere = (await namesIn(client, other)).has(name);
+        throw new CliError(
+          'NOT_FOUND',
+          elsewhere
+            ? `Secret "${name}" not found in ${scope} scope.\nDid you mean: osmosis secret delete ${name} --scope ${other}`
+            : `Secret "${name}" not found.`,
+          {
+            details: { name, scope, ...(elsewhere ? { found_in_scope: other } : {}) },
+            hint: elsewhere
+              ? `it exists in the ${other} scope: osmosis secret delete ${name} --scope ${other}`
+              : 'see `osmosis secret list`',
+          },
+        );
+      }
+      const ok = await confirm(ctx, {
+        message: `Delete ${scope} secret "${name}"? This cannot be undone; runs submitted later that reference it fail until it is set again.`,
+        yes: options.yes,
+        summary: [
+          ['Name', name],
+          ['Scope', scope],
+        ],
+      });
+      if (!ok) {
         printAction(ctx, {
-          status: 'ok',
+          status: 'cancelled',
           operation: 'secret.delete',
-          resource: { type: 'secret', name },
-          message: `Deleted the ${options.scope} secret record ${name}.`,
+          resource: { name, scope },
+          message: 'Cancelled.',
         });
-      },
-    );
+        return;
+      }
+      const { DeleteSecretResponse } = await import('@osmosis/contracts');
+      await client.delete(`/v1/secrets/${name}`, DeleteSecretResponse, { query: { scope } });
+      printAction(ctx, {
+        status: 'success',
+        operation: 'secret.delete',
+        resource: { name, scope },
+        message: `Secret "${name}" deleted from ${scope} scope.`,
+      });
+    });
 }

@@ -1,17 +1,25 @@
-// `osmosis benchmark submit CONFIG [--yes] [--follow]`: validate the config locally, ask the platform for a
-// preview (benchmark, task selection and count, each agent's harness and model, attempts,
-// concurrency, the scope each secret resolves to and which phase receives it, warnings), confirm, submit. The platform
-// validates everything again. The `benchmark` command group adds it with `registerSubmit(benchmark)`.
+// `osmosis benchmark submit CONFIG [--yes] [--secrets-file PATH|-] [--follow]`, as the upstream
+// Osmosis CLI 0.3 (osmosis_ai/platform/cli/benchmark.py `submit`): the config is a .toml under
+// configs/benchmark/ of the workspace directory; it is validated locally, `[secrets]` values are
+// resolved (file, environment, stored record, prompt), the platform previews it (benchmark, task
+// selection and count, each agent's harness and model, attempts, concurrency, the scope each
+// secret resolves to and which phase receives it, warnings), the user confirms, and the answer is
+// the `benchmark.submit` action envelope. The platform validates everything again. The
+// `benchmark` command group adds it with `registerSubmit(benchmark)`.
 import { readFileSync } from 'node:fs';
 import type { ConfigIssue, RunPreview, RunPreviewSecret, SubmittedRun } from '@osmosis/contracts';
 import type { Command } from 'commander';
 import { authenticatedClient } from '../api.ts';
+import { resolveBenchmarkConfigPath } from '../config-path.ts';
 import { type Context, contextOf } from '../context.ts';
 import { CliError } from '../errors.ts';
+import type { ApiClient } from '../http.ts';
 import { addYesOption } from '../options.ts';
-import { printAction, printObject, say } from '../output.ts';
-import { confirm } from '../prompt.ts';
+import { printAction, say, setExitCode, step } from '../output.ts';
+import { confirm, readSecret } from '../prompt.ts';
+import { readSecretsFile } from '../secrets-file.ts';
 import { style } from '../style.ts';
+import { cliVersion } from '../version.ts';
 
 const SAMPLE_SHOWN = 5;
 
@@ -19,9 +27,14 @@ function configError(fileName: string, issues: ConfigIssue[], format: (f: string
   const lines = issues.map((i) => `  ${format(fileName, i)}`);
   return new CliError(
     'INVALID_CONFIG',
-    `${fileName}: ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n${lines.join('\n')}`,
+    `Invalid benchmark config ${fileName}: ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n${lines.join('\n')}`,
     {
-      details: { file_name: fileName, config_issues: issues },
+      details: {
+        error: 'Invalid benchmark config',
+        issues: upstreamIssues(issues),
+        file_name: fileName,
+        config_issues: issues,
+      },
       hint: `fix ${fileName} and submit again`,
     },
   );
@@ -73,13 +86,18 @@ export function renderPreview(p: RunPreview, color = false): string {
   p.secrets.forEach((sec, i) => {
     rows.push([
       i === 0 ? 'Secrets' : '',
-      `${sec.name} → ${sec.scope} record (${sec.used_by.join(', ')}) → ${describeReceivers(sec)}`,
+      `${sec.name} → ${sec.scope === 'run' ? 'value supplied for this run' : `${sec.scope} record`} (${sec.used_by.join(', ')}) → ${describeReceivers(sec)}`,
     ]);
   });
   const width = Math.max(...rows.map(([l]) => l.length));
   const lines = rows.map(([label, value]) => `${s.bold(label.padEnd(width))}  ${value}`);
   for (const w of p.warnings) lines.push(`${s.yellow('warning')} ${w.code}: ${w.message}`);
   return lines.join('\n');
+}
+
+/** upstream's config issue shape: `{key, message}` per issue (shared_config.py `config_issues_error`). */
+function upstreamIssues(issues: ConfigIssue[]) {
+  return issues.map((i) => ({ key: i.path, message: i.message, code: i.code }));
 }
 
 async function withConfigErrors<T>(
@@ -94,12 +112,27 @@ async function withConfigErrors<T>(
     const details = error.details as Record<string, unknown> | null;
     if (error.code === 'INVALID_CONFIG' && details && Array.isArray(details.issues))
       throw configError(fileName, details.issues as ConfigIssue[], format);
-    if (error.code === 'MISSING_SECRETS' && details && Array.isArray(details.commands))
-      throw new CliError(error.code, error.message, {
-        details: error.details,
-        hint: `create the missing record${(details.commands as string[]).length === 1 ? '' : 's'}: ${(details.commands as string[]).join(' && ')} (add --scope workspace to share one with the workspace)`,
-        ...(error.status === undefined ? {} : { status: error.status }),
-      });
+    if (error.code === 'MISSING_SECRETS' && details && Array.isArray(details.missing)) {
+      const missing = details.missing as string[];
+      // upstream's wording (shared_submit.py `_missing_secret_message`), then what needs each one
+      throw new CliError(
+        error.code,
+        [
+          `Could not find secret(s): ${missing.join(', ')}.`,
+          '',
+          'Run the following to add them:',
+          ...missing.map((n) => `  osmosis secret set ${n}`),
+          '',
+          'Secrets default to personal scope. Use --scope workspace for secrets shared across the workspace.',
+          ...(error.message ? ['', error.message] : []),
+        ].join('\n'),
+        {
+          details: error.details,
+          hint: `create the missing record${missing.length === 1 ? '' : 's'}: ${missing.map((n) => `osmosis secret set ${n}`).join(' && ')} (add --scope workspace to share one with the workspace)`,
+          ...(error.status === undefined ? {} : { status: error.status }),
+        },
+      );
+    }
     if (error.code === 'BENCHMARK_NOT_READY')
       throw new CliError(error.code, error.message, {
         details: error.details,
@@ -113,9 +146,67 @@ async function withConfigErrors<T>(
 interface SubmitOptions {
   yes?: boolean;
   follow?: boolean;
+  secretsFile?: string;
 }
 
-async function submit(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
+/**
+ * Values for the config's `[secrets]` names, by first hit as upstream resolves them: the
+ * secrets file, the environment, a stored record (then nothing is sent), a hidden prompt (only
+ * when the CLI may prompt). Every name left without one is reported at once as
+ * INTERACTIVE_REQUIRED with `details.missing` and `details.flags`.
+ */
+async function runSecretValues(
+  ctx: Context,
+  client: ApiClient,
+  names: readonly string[],
+  secretsFile: string | undefined,
+): Promise<Record<string, string>> {
+  if (names.length === 0 && secretsFile === undefined) return {};
+  const fromFile =
+    secretsFile === undefined ? new Map<string, string>() : await readSecretsFile(ctx, secretsFile);
+  const values: Record<string, string> = {};
+  const open: string[] = [];
+  for (const name of names) {
+    const value = fromFile.get(name) ?? (ctx.io.env[name] || undefined);
+    if (value !== undefined) values[name] = value;
+    else open.push(name);
+  }
+  if (open.length === 0) return values;
+  const { ListSecretsResponse } = await import('@osmosis/contracts');
+  const stored = new Set(
+    (await client.list('/v1/secrets', ListSecretsResponse, { all: true, query: { scope: 'all' } })).items.map(
+      (s) => s.name,
+    ),
+  );
+  const missing: string[] = [];
+  for (const name of open) {
+    if (stored.has(name)) continue;
+    if (ctx.interactive) values[name] = await readSecret(ctx, { label: `value for ${name}` });
+    else missing.push(name);
+  }
+  if (missing.length > 0)
+    throw new CliError(
+      'INTERACTIVE_REQUIRED',
+      `No value found for: ${missing.join(', ')}. Export them, pass --secrets-file, or save them with \`osmosis secret set <NAME>\`.`,
+      {
+        details: { missing, flags: ['--secrets-file'] },
+        hint: 'e.g. --secrets-file .env.run, or --secrets-file - to read them from stdin',
+      },
+    );
+  return values;
+}
+
+/** Upstream's structured warning line on stderr (`{schema_version, cli_version, warning: {code, message}}`). */
+function warn(ctx: Context, code: string, message: string): void {
+  if (ctx.json)
+    ctx.io.stderr.write(
+      `${JSON.stringify({ schema_version: 1, cli_version: cliVersion(), warning: { code, message } })}\n`,
+    );
+  else if (ctx.format === 'plain') ctx.io.stderr.write(`warning: ${code}: ${message}\n`);
+}
+
+async function submit(ctx: Context, rawPath: string, options: SubmitOptions): Promise<void> {
+  const file = resolveBenchmarkConfigPath(ctx, rawPath);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -123,59 +214,104 @@ async function submit(ctx: Context, file: string, options: SubmitOptions): Promi
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(
       'USAGE_ERROR',
-      `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      code === 'ENOENT'
+        ? `Config file not found: ${file}`
+        : `Cannot read config file ${file}: ${(error as Error).message}`,
       {
-        hint: 'pass the path of a run config, e.g. configs/benchmark/terminal-bench-smoke.toml (`osmosis init` writes one)',
+        details: { path: file },
+        hint: 'pass the path of a run config under configs/benchmark/, e.g. configs/benchmark/terminal-bench-smoke.toml (`osmosis init` writes one)',
       },
     );
   }
   const { formatConfigIssue, RunPreviewResponse, SubmitRunResponse, validateRunConfig } = await import(
     '@osmosis/contracts'
   );
-  const local = validateRunConfig(text, file);
-  if (!local.ok) throw configError(file, local.issues, formatConfigIssue);
+  const local = validateRunConfig(text, rawPath);
+  if (!local.ok) throw configError(rawPath, local.issues, formatConfigIssue);
+  const config = local.config;
 
   const client = authenticatedClient(ctx);
-  const body = { config_toml: text, file_name: file };
+  const provided = await runSecretValues(ctx, client, config.secrets?.required ?? [], options.secretsFile);
+  const body = {
+    config_toml: text,
+    file_name: rawPath,
+    ...(Object.keys(provided).length > 0 ? { secrets: { provided } } : {}),
+  };
   const preview = await withConfigErrors(
-    file,
+    rawPath,
     formatConfigIssue,
     async () => (await client.post('/v1/runs/preview', RunPreviewResponse, { body })).data,
   );
   say(ctx, renderPreview(preview, ctx.color));
   say(ctx, '');
+  for (const w of preview.warnings) warn(ctx, w.code, w.message);
   const ok = await confirm(ctx, {
-    message: `Submit this run (${preview.total_attempts} attempt${preview.total_attempts === 1 ? '' : 's'} on ${preview.benchmark.key})?`,
+    message: 'Submit this benchmark run?',
     yes: options.yes,
+    summary: [
+      ['Benchmark', preview.benchmark.key],
+      ['Tasks', preview.tasks.description],
+      ['Agents', String(preview.agents.length)],
+      ['Attempts per task', String(preview.attempts_per_task)],
+      ['Max concurrent attempts', String(preview.max_concurrent_attempts)],
+      ...preview.agents.map((a): [string, string] => [`agent.${a.index + 1} · ${a.harness}`, a.model]),
+      ...preview.secrets.map((sec): [string, string] => [`secret.${sec.name}`, sec.scope]),
+    ],
+    warnings: preview.warnings.map((w) => `${w.code}: ${w.message}`),
   });
   if (!ok) {
     printAction(ctx, {
       status: 'cancelled',
       operation: 'benchmark.submit',
-      message: 'Nothing was submitted.',
+      message: 'Cancelled. Nothing was submitted.',
     });
     return;
   }
   const run: SubmittedRun = await withConfigErrors(
-    file,
+    rawPath,
     formatConfigIssue,
     async () => (await client.post('/v1/runs', SubmitRunResponse, { body, timeoutMs: 180_000 })).data,
   );
-  printObject(ctx, run, (r, s) =>
-    [
-      `${s.green('✓')} Submitted run ${s.bold(r.name)} (${r.id}): ${r.status}, ${r.task_count} task${r.task_count === 1 ? '' : 's'}, ${r.total_attempts} attempt${r.total_attempts === 1 ? '' : 's'}, created ${r.created_at}`,
-      `  ${r.platform_url}`,
-      '',
-      'Next steps:',
-      `  Follow it: ${s.cyan(`osmosis benchmark runs info ${r.name}`)}`,
-      `  Its log: ${s.cyan(`osmosis benchmark runs logs ${r.name}`)}`,
-    ].join('\n'),
-  );
+  printAction(ctx, {
+    status: 'success',
+    operation: 'benchmark.submit',
+    resource: {
+      id: run.id,
+      name: run.name,
+      status: run.status,
+      benchmark_name: config.experiment.benchmark,
+      workflow_id: null,
+      task_count: run.task_count,
+      created_at: run.created_at,
+      platform_url: run.platform_url,
+      config: {
+        experiment: config.experiment,
+        tasks: config.tasks ?? {},
+        agents: config.agents,
+        execution: config.execution,
+      },
+      benchmark: preview.benchmark,
+      total_attempts: run.total_attempts,
+      warnings: run.warnings,
+      secrets: preview.secrets.map((sec) => ({ name: sec.name, scope: sec.scope })),
+    },
+    message: `Benchmark run submitted: ${run.name} (${run.status}, ${run.task_count} task${run.task_count === 1 ? '' : 's'}, ${run.total_attempts} attempt${run.total_attempts === 1 ? '' : 's'})`,
+    next_steps_structured: [
+      {
+        ...step('Check status', `osmosis benchmark runs info ${run.name}`),
+        action: 'benchmark_info',
+        name: run.name,
+      },
+      { ...step('See your runs', 'osmosis benchmark runs list'), action: 'benchmark_list' },
+      { action: 'open_url', description: 'View', url: run.platform_url },
+      step('Its log', `osmosis benchmark runs logs ${run.name}`),
+    ],
+  });
   if (options.follow) {
     // Live progress until the run ends, then its scores (with --json: a second `{data}` line).
     const { watchRun } = await import('./watch.ts');
     const results = await watchRun(client, run.name, { ctx });
-    if (results.status !== 'finished') process.exitCode = 1;
+    if (results.status !== 'finished') setExitCode(1);
   }
 }
 
@@ -183,13 +319,20 @@ async function submit(ctx: Context, file: string, options: SubmitOptions): Promi
 export function registerSubmit(benchmark: Command): Command {
   const cmd = benchmark
     .command('submit')
-    .argument('<config>', 'run config, e.g. configs/benchmark/terminal-bench-smoke.toml')
+    .argument(
+      '<config>',
+      'run config under configs/benchmark/ (relative paths from the workspace directory), e.g. configs/benchmark/terminal-bench-smoke.toml',
+    )
     .description(
       'Validate a run config, show a preview (benchmark, tasks, agents, attempts, concurrency, secret scopes\n' +
         'and the phase each secret goes to) ' +
         'and submit it after confirmation. Without a terminal, --yes is required.',
     );
-  addYesOption(cmd, 'submit without asking (required without a terminal)');
+  addYesOption(cmd, 'skip the confirmation prompt (required with --json, --plain or without a terminal)');
+  cmd.option(
+    '--secrets-file <path>',
+    'dotenv file supplying values for [secrets] names; - reads stdin. Values are never saved and are re-supplied on every run',
+  );
   cmd.option('--follow', 'show live progress until the run ends, then its scores');
   cmd.action(async (file: string, options: SubmitOptions, command: Command) => {
     await submit(contextOf(command), file, options);

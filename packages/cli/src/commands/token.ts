@@ -39,7 +39,7 @@ export function register(program: Command): void {
       .addOption(
         new Option('--scope <scope>', 'own | workspace').choices(['own', 'workspace']).default('own'),
       ),
-    { defaultLimit: 50, allHelp: 'every token' },
+    { allHelp: 'every token' },
   ).action(async (options: { scope: string; limit: number; all?: boolean }, cmd: Command) => {
     const ctx = contextOf(cmd);
     const client = authenticatedClient(ctx);
@@ -131,7 +131,7 @@ export function register(program: Command): void {
     }
     const revoked = (await client.delete(`/v1/tokens/${encodeURIComponent(id)}`, RevokeTokenResponse)).data;
     printAction(ctx, {
-      status: 'ok',
+      status: 'success',
       operation: 'token.revoke',
       resource: { type: 'token', id: revoked.id, name: revoked.name },
       message: `Revoked token ${revoked.name} (${revoked.prefix}…) and every token made with it.`,

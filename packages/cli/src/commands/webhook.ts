@@ -6,7 +6,7 @@ import { authenticatedClient } from '../api.ts';
 import { contextOf } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { addListOptions, addYesOption } from '../options.ts';
-import { printAction, printList } from '../output.ts';
+import { printAction, printList, step } from '../output.ts';
 import { confirm, readSecret } from '../prompt.ts';
 
 const EVENTS = ['run.finished', 'run.failed', 'run.stopped', 'budget.reached'];
@@ -69,19 +69,16 @@ export function register(program: Command): void {
           })
         ).data;
         printAction(ctx, {
-          status: 'ok',
+          status: 'success',
           operation: 'webhook.add',
           resource: { type: 'webhook', id: saved.id, name: saved.url },
           message: `Webhook ${saved.id} registered: ${saved.events.join(', ')} → ${saved.url}.`,
-          next_steps_structured: [
-            { description: 'See its deliveries', command: `osmosis webhook deliveries ${saved.id}` },
-          ],
+          next_steps_structured: [step('See its deliveries', `osmosis webhook deliveries ${saved.id}`)],
         });
       },
     );
 
   addListOptions(webhook.command('list').description("The workspace's webhooks (never their secrets)"), {
-    defaultLimit: 50,
     allHelp: 'every webhook',
   }).action(async (options: { limit: number; all?: boolean }, cmd: Command) => {
     const ctx = contextOf(cmd);
@@ -126,7 +123,7 @@ export function register(program: Command): void {
     const { DeleteWebhookResponse } = await import('@osmosis/contracts');
     const gone = (await client.delete(`/v1/webhooks/${encodeURIComponent(id)}`, DeleteWebhookResponse)).data;
     printAction(ctx, {
-      status: 'ok',
+      status: 'success',
       operation: 'webhook.delete',
       resource: { type: 'webhook', id: gone.id },
       message: `Webhook ${gone.id} deleted.`,
@@ -138,7 +135,7 @@ export function register(program: Command): void {
       .command('deliveries')
       .argument('<id>', 'a webhook id')
       .description("A webhook's delivery log, newest first: status, tries, last HTTP status and error"),
-    { defaultLimit: 50, allHelp: 'every delivery' },
+    { allHelp: 'every delivery' },
   ).action(async (id: string, options: { limit: number; all?: boolean }, cmd: Command) => {
     const ctx = contextOf(cmd);
     const client = authenticatedClient(ctx);

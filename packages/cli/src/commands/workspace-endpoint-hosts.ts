@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { authenticatedClient } from '../api.ts';
 import { contextOf } from '../context.ts';
 import { addListOptions, addYesOption } from '../options.ts';
-import { printAction, printList } from '../output.ts';
+import { printAction, printList, step } from '../output.ts';
 import { confirm } from '../prompt.ts';
 
 const HOST_HELP =
@@ -24,7 +24,7 @@ export function registerEndpointHosts(workspace: Command): Command {
 
   addListOptions(
     hosts.command('list').description('The built-in provider hosts, then the workspace’s own entries'),
-    { defaultLimit: 100, allHelp: 'every entry' },
+    { allHelp: 'every entry' },
   ).action(async (options: { limit: number; all?: boolean }, cmd: Command) => {
     const ctx = contextOf(cmd);
     const client = authenticatedClient(ctx);
@@ -56,7 +56,7 @@ export function registerEndpointHosts(workspace: Command): Command {
       const { SetEndpointHostResponse } = await import('@osmosis/contracts');
       const saved = (await client.put(hostPath(host), SetEndpointHostResponse)).data;
       printAction(ctx, {
-        status: saved.created ? 'ok' : 'unchanged',
+        status: saved.created ? 'success' : 'noop',
         operation: 'workspace.endpoint_hosts.add',
         resource: { type: 'endpoint_host', name: saved.host },
         message: saved.created
@@ -64,9 +64,7 @@ export function registerEndpointHosts(workspace: Command): Command {
           : saved.source === 'built_in'
             ? `${saved.host} is a built-in provider host: workspace secret records may already be sent there over https.`
             : `${saved.host} was already allowed.`,
-        next_steps_structured: [
-          { description: 'See every allowed host', command: 'osmosis workspace endpoint-hosts list' },
-        ],
+        next_steps_structured: [step('See every allowed host', 'osmosis workspace endpoint-hosts list')],
       });
     });
 
@@ -96,7 +94,7 @@ export function registerEndpointHosts(workspace: Command): Command {
     const { DeleteEndpointHostResponse } = await import('@osmosis/contracts');
     const removed = (await client.delete(hostPath(host), DeleteEndpointHostResponse)).data;
     printAction(ctx, {
-      status: 'ok',
+      status: 'success',
       operation: 'workspace.endpoint_hosts.remove',
       resource: { type: 'endpoint_host', name: removed.host },
       message: `Workspace secret records are no longer sent to ${removed.host}.`,

@@ -1,21 +1,25 @@
 // `osmosis workspace list | create`: the workspaces you are a member of; `workspace endpoint-hosts`:
-// where the workspace's secret records may be sent (workspace-endpoint-hosts.ts).
+// where the workspace's secret records may be sent (workspace-endpoint-hosts.ts); `workspace link |
+// unlink | links`: git repositories whose clones use the workspace (workspace-git-links.ts).
 import type { Command } from 'commander';
 import { authenticatedClient, clientWithToken } from '../api.ts';
 import { contextOf } from '../context.ts';
 import { credentialsPath, saveLogin } from '../credentials.ts';
 import { addListOptions } from '../options.ts';
-import { printAction, printList } from '../output.ts';
+import { printAction, printList, step } from '../output.ts';
 import { registerEndpointHosts } from './workspace-endpoint-hosts.ts';
+import { registerGitLinks } from './workspace-git-links.ts';
 
 export function register(program: Command): void {
   const workspace = program
     .command('workspace')
-    .description('Workspaces you are a member of: list, create; endpoint-hosts');
+    .description(
+      'Workspaces you are a member of: list, create; endpoint-hosts; git links (link, unlink, links)',
+    );
   registerEndpointHosts(workspace);
+  registerGitLinks(workspace);
 
   addListOptions(workspace.command('list').description('Your workspaces and your role in each'), {
-    defaultLimit: 50,
     allHelp: 'every workspace',
   }).action(async (options: { limit: number; all?: boolean }, cmd: Command) => {
     const ctx = contextOf(cmd);
@@ -62,15 +66,13 @@ export function register(program: Command): void {
         });
       }
       printAction(ctx, {
-        status: 'ok',
+        status: 'success',
         operation: 'workspace.create',
         resource: { type: 'workspace', id: created.workspace.id, name: created.workspace.name },
         message: options.login
           ? `Created workspace ${created.workspace.name}; you are its owner, logged in to it (saved to ${credentialsPath(ctx.configDir)}).`
           : `Created workspace ${created.workspace.name}; you are its owner. Its token (shown once): ${created.token.token}`,
-        next_steps_structured: [
-          { description: 'Add a member', command: 'osmosis member add EMAIL --role member' },
-        ],
+        next_steps_structured: [step('Add a member', 'osmosis member add EMAIL --role member')],
       });
     });
 }

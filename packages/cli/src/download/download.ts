@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type { DownloadManifest, ManifestFile } from '@osmosis/contracts';
 import { CliError } from '../errors.ts';
 import type { ApiClient } from '../http.ts';
-import { RUN_NAME, runFolder, safeTarget, uniqueTarget } from './paths.ts';
+import { RUN_NAME, safeTarget, uniqueTarget } from './paths.ts';
 
 export const DOWNLOAD_CONCURRENCY = 8;
 export const DOWNLOAD_RETRIES = 3;
@@ -22,9 +22,11 @@ export const FILE_TIMEOUT_MS = 30 * 60 * 1000;
 export interface DownloadOptions {
   /** types to ask the manifest for (summary, results, artifacts, logs) */
   types: readonly string[];
-  /** ROOT: the run folder is ROOT/.osmosis/benchmarks/<run-name> */
-  root: string;
+  /** the run folder the files go into (default WORKSPACE/.osmosis/benchmarks/<run-name>; `-o` names it) */
+  dir: string;
   overwrite: boolean;
+  /** the manifest, when the caller fetched it already */
+  manifest?: DownloadManifest;
   /** asked when more than CONFIRM_ABOVE_BYTES would be transferred; false = cancel */
   confirmLarge(bytes: number, files: number): Promise<boolean>;
   concurrency?: number;
@@ -169,8 +171,8 @@ export async function downloadRun(
       hint: 'run names look like bright-otter; see `osmosis benchmark runs list`',
     });
   }
-  const manifest = await fetchManifest(client, runName, options.types);
-  const dir = runFolder(options.root, runName);
+  const manifest = options.manifest ?? (await fetchManifest(client, runName, options.types));
+  const dir = path.resolve(options.dir);
   const report: DownloadReport = {
     run_name: runName,
     dir,

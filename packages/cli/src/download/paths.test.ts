@@ -7,9 +7,12 @@ describe('download paths', () => {
 
   it('run folder layout', () => {
     expect(dir).toBe(path.resolve('/tmp/root/.osmosis/benchmarks/bright-otter'));
-    expect(() => runFolder('/tmp/root', '../x')).toThrow();
-    expect(() => runFolder('/tmp/root', 'a/b')).toThrow();
-    expect(() => runFolder('/tmp/root', '..')).toThrow();
+    // a name that is not a plain slug stays inside .osmosis/benchmarks, made unique by the run id
+    const benchmarks = path.resolve('/tmp/root/.osmosis/benchmarks');
+    expect(runFolder('/tmp/root', '../x', 'r1')).toBe(path.join(benchmarks, 'x--r1'));
+    expect(runFolder('/tmp/root', 'a/b', 'r1')).toBe(path.join(benchmarks, 'a_b--r1'));
+    expect(runFolder('/tmp/root', '..', 'r/1')).toBe(path.join(benchmarks, '--r_1'));
+    expect(runFolder('/tmp/root', 'CON', 'r1')).toBe(path.join(benchmarks, 'CON--r1'));
   });
 
   it('accepts plain relative paths', () => {

@@ -7,12 +7,24 @@ import path from 'node:path';
 
 export const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-/** ROOT/.osmosis/benchmarks/<run-name>, absolute. Throws on a run name that is not a plain slug. */
-export function runFolder(root: string, runName: string): string {
-  if (!RUN_NAME.test(runName) || runName === '.' || runName === '..') {
-    throw new Error(`not a run name: ${JSON.stringify(runName)}`);
+/**
+ * The default run folder, WORKSPACE/.osmosis/benchmarks/<run-name>, absolute (upstream's
+ * `resolve_benchmark_output_dir`). A name that is not a plain slug is written as upstream's
+ * safe name (other characters `_`) followed by `--<run id>`, so two runs never share a folder.
+ */
+export function runFolder(workspaceDir: string, runName: string, runId = 'run'): string {
+  if (RUN_NAME.test(runName) && runName !== '.' && runName !== '..' && !DEVICE_NAMES.test(runName)) {
+    return path.resolve(workspaceDir, '.osmosis', 'benchmarks', runName);
   }
-  return path.resolve(root, '.osmosis', 'benchmarks', runName);
+  const safe = runName.replace(/[^a-zA-Z0-9_-]/g, '_').replace(/^_+|_+$/g, '');
+  const id = runId.replace(/[^a-zA-Z0-9_-]/g, '_').replace(/^_+|_+$/g, '') || 'run';
+  const suffix = `--${id}`;
+  return path.resolve(
+    workspaceDir,
+    '.osmosis',
+    'benchmarks',
+    `${safe.slice(0, 255 - suffix.length)}${suffix}`,
+  );
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are replaced

@@ -282,6 +282,12 @@ export const Benchmark = z.object({
   platform_url: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** this workspace's runs on the benchmark (upstream's `run_count`) */
+  run_count: z.number().int().nonnegative(),
+  /** of them pending, queued or running (upstream's `running_count`) */
+  running_count: z.number().int().nonnegative(),
+  /** who added the benchmark (display name, else e-mail; null when unknown) */
+  creator_name: z.string().nullable(),
 });
 export type Benchmark = z.infer<typeof Benchmark>;
 

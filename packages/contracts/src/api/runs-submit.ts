@@ -1,17 +1,38 @@
 // POST /v1/runs (submit) and POST /v1/runs/preview (same validation, nothing written).
 import { z } from 'zod';
-import { ConfigIssue, MODEL_TYPES, ModelSpec } from '../run-config.ts';
+import { ConfigIssue, MAX_TABLE_SECRET_NAMES, MODEL_TYPES, ModelSpec } from '../run-config.ts';
 import { SecretPhase, SecretReceiver } from '../secret-routing.ts';
 import { dataOf, Timestamp } from './common.ts';
-import { SecretScope } from './secrets.ts';
+import { MAX_SECRET_VALUE_BYTES, SecretNameString, SecretScope } from './secrets.ts';
 
 /** Largest accepted config file. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
+
+/**
+ * Values of `[secrets]` names supplied with this submit (upstream's `secrets.provided`: from
+ * `--secrets-file` or the environment), used by this run only and never saved beyond it. Only
+ * names the config lists in `[secrets] required` may be supplied.
+ */
+export const ProvidedSecrets = z
+  .record(
+    SecretNameString,
+    z
+      .string()
+      .min(1, 'the value is empty')
+      .refine((v) => Buffer.byteLength(v, 'utf8') <= MAX_SECRET_VALUE_BYTES, {
+        message: `the value is longer than ${MAX_SECRET_VALUE_BYTES} bytes`,
+      }),
+  )
+  .refine((v) => Object.keys(v).length <= MAX_TABLE_SECRET_NAMES, {
+    message: `at most ${MAX_TABLE_SECRET_NAMES} values (the [secrets] names of the config)`,
+  });
+export type ProvidedSecrets = z.infer<typeof ProvidedSecrets>;
 
 export const SubmitRunBody = z.strictObject({
   config_toml: z.string().min(1).max(MAX_CONFIG_BYTES),
   /** the file's path as the user named it, used in error messages */
   file_name: z.string().min(1).max(1024).default('config.toml'),
+  secrets: z.strictObject({ provided: ProvidedSecrets.default({}) }).optional(),
 });
 export type SubmitRunBody = z.infer<typeof SubmitRunBody>;
 
@@ -29,8 +50,11 @@ export type RunPreviewAgent = z.infer<typeof RunPreviewAgent>;
 
 export const RunPreviewSecret = z.object({
   name: z.string(),
-  /** the record the run will use: the submitter's personal one overrides a workspace one */
-  scope: SecretScope,
+  /**
+   * the record the run will use: the submitter's personal one overrides a workspace one; `run`:
+   * a value supplied with this submit for a `[secrets]` name
+   */
+  scope: z.enum([...SecretScope.options, 'run']),
   /** config keys (or `benchmark.required_secret_names`) that need it */
   used_by: z.array(z.string()),
   /** the phases of each attempt that receive the value (none: the run needs it but sends it nowhere) */

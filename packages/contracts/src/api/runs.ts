@@ -33,6 +33,10 @@ export const RunSummary = z.object({
   duration_ms: z.number().int().nullable(),
   platform_url: z.string(),
   ...RunFaults.shape,
+  /** who submitted it: display name, else e-mail (upstream's `creator_name`) */
+  creator_name: z.string().nullable(),
+  /** (upstream's `creator_email`) */
+  creator_email: z.string().nullable(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -99,6 +103,8 @@ export const RunAgentInfo = z.object({
   harness: z.string(),
   model_type: z.string(),
   model: z.string(),
+  /** the agent's literal env ([env] with [agents.env] over it); secrets are never in it */
+  env: z.record(z.string(), z.string()),
 });
 export type RunAgentInfo = z.infer<typeof RunAgentInfo>;
 
@@ -112,6 +118,14 @@ export const RunInfo = RunSummary.extend({
   judge_model: z.string().nullable(),
   error_message: z.string().nullable(),
   agents: z.array(RunAgentInfo),
+  /** how the tasks were selected ([tasks] of the config) */
+  task_selection: z.object({
+    task_set: z.string().nullable(),
+    task_names: z.array(z.string()).nullable(),
+    categories: z.array(z.string()).nullable(),
+  }),
+  /** the scope each secret record name resolved to at submit: personal | workspace | run (supplied with the submit) */
+  secret_scopes: z.record(z.string(), z.string()),
   /** scores, totals and per-agent results (same numbers as GET /v1/runs/:name/results) */
   results: RunResults,
   attempts: z.array(AttemptInfo),

@@ -47,11 +47,17 @@ export const SecretUser = z.object({
 
 /** What anyone who can see a record learns about it: never its value. */
 export const SecretInfo = z.object({
+  /** the record's id (upstream's `id`) */
+  id: z.string(),
   name: z.string(),
   scope: SecretScope,
   /** the owner of a personal record; null for workspace records */
   owner: SecretUser.nullable(),
   set_by: SecretUser.nullable(),
+  /** who created the record (display name, else e-mail), as upstream's `creator_name` */
+  creator_name: z.string().nullable(),
+  /** who set its current value (display name, else e-mail), as upstream's `updater_name` */
+  updater_name: z.string().nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
