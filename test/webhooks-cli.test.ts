@@ -99,7 +99,7 @@ describe('osmosis webhook', () => {
     );
     expect(res.code, res.stderr).toBe(0);
     const action = JSON.parse(res.stdout);
-    expect(action).toMatchObject({ status: 'ok', operation: 'webhook.add' });
+    expect(action).toMatchObject({ status: 'success', operation: 'webhook.add' });
     id = action.resource.id;
     expect(res.stdout + res.stderr).not.toContain(SECRET);
     const list = CliListEnvelope.parse(JSON.parse((await cli(admin, ['--json', 'webhook', 'list'])).stdout));
@@ -140,9 +140,11 @@ describe('osmosis webhook', () => {
   it('deletes it', async () => {
     const res = await cli(admin, ['--json', 'webhook', 'delete', id, '--yes']);
     expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ status: 'ok', operation: 'webhook.delete' });
+    expect(JSON.parse(res.stdout)).toMatchObject({ status: 'success', operation: 'webhook.delete' });
     expect(await api.db.webhook.count()).toBe(0);
     const again = await cli(admin, ['--json', 'webhook', 'deliveries', id]);
-    expect(again.code).toBe(4);
+    // upstream's contract: every handled error exits 1, the code is in the envelope
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stdout || again.stderr).error.code).toBe('NOT_FOUND');
   });
 });
