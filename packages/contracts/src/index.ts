@@ -12,6 +12,7 @@ export * from './api/secrets.ts';
 export * from './api/tokens.ts';
 export * from './api/workers.ts';
 export * from './api/workspaces.ts';
+export * from './attempt-result.ts';
 export * from './cli.ts';
 export * from './endpoint-hosts.ts';
 export * from './errors.ts';
