@@ -237,11 +237,22 @@ export async function startComposeEnvironment(options: StartComposeOptions): Pro
   const project = composeProjectName(options.labels?.attempt);
   const scratch = await mkdtemp(path.join(tmpdir(), 'osmosis-compose-'));
   const overrideFile = path.join(scratch, 'osmosis-override.json');
-  await writeFile(overrideFile, JSON.stringify(composeOverride(options, scope)));
+  // a CPU quota above the engine's CPUs is refused: the operator's maximum may be above them
+  const cpus = await docker.info().then(
+    (info: { NCPU?: number }) => info.NCPU ?? Number.POSITIVE_INFINITY,
+    () => Number.POSITIVE_INFINITY,
+  );
+  const capped: StartComposeOptions = {
+    ...options,
+    main: { ...options.main, ...(options.main.cpus ? { cpus: Math.min(options.main.cpus, cpus) } : {}) },
+    serviceLimits: { ...options.serviceLimits, cpus: Math.min(options.serviceLimits.cpus, cpus) },
+  };
+  await writeFile(overrideFile, JSON.stringify(composeOverride(capped, scope)));
   const bin = options.composeBin ?? process.env.OSMOSIS_COMPOSE_BIN ?? 'docker-compose';
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch, ...socketEnv(docker) };
   const base = [
-    '--no-ansi',
+    '--ansi',
+    'never',
     '--project-name',
     project,
     '--project-directory',

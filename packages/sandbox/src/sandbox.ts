@@ -207,7 +207,7 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
       storageLimitApplied = true;
     }
   }
-  // An image with an ENTRYPOINT keeps it, given `sh -c "sleep infinity"` as its command (Harbor's
+  // An image with an ENTRYPOINT keeps it, given `sleep infinity` as its command (as Harbor's
   // compose base does the same): a task's entrypoint may start what its healthcheck waits for.
   // Without one, the container's process is `sleep infinity` itself.
   let keepAlive: Pick<Docker.ContainerCreateOptions, 'Entrypoint' | 'Cmd'> = {
@@ -218,7 +218,7 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
     try {
       const entrypoint = (await docker.getImage(options.image).inspect()).Config?.Entrypoint;
       if (Array.isArray(entrypoint) && entrypoint.length > 0) {
-        keepAlive = { Cmd: ['sh', '-c', 'sleep infinity'] };
+        keepAlive = { Cmd: ['sleep', 'infinity'] };
       }
     } catch {
       // no such image: createContainer below says so
