@@ -181,6 +181,8 @@ describe('parseTaskDir', () => {
   it('reads a multi-step task: steps, their files, the reward strategy', async () => {
     const m = await parse('multi-step');
     expect(m.unsupported_reason).toBeNull();
+    // no step has solution/: the task's solution/solve.sh serves every step
+    expect(m.has_solution).toBe(true);
     expect(m.config.multi_step_reward_strategy).toBe('final');
     expect(m.config.steps).toEqual([
       {

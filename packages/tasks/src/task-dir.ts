@@ -150,7 +150,14 @@ export async function parseTaskDir(dir: string, options: ParseTaskDirOptions = {
     env_digest: envDigest,
     files: files.map((f) => ({ path: f.path, size: f.size })),
     has_dockerfile: has('environment/Dockerfile'),
-    has_solution: has('solution/solve.sh'),
+    // a step's solution/ or, when it has none, the task's (Harbor's oracle falls back to it)
+    has_solution: isMultiStep(config)
+      ? (config.steps ?? []).every((s) =>
+          files.some((f) => f.path.startsWith(`steps/${s.name}/solution/`))
+            ? has(`steps/${s.name}/solution/solve.sh`)
+            : has('solution/solve.sh'),
+        )
+      : has('solution/solve.sh'),
     unsupported_reason: parseError
       ? null
       : unsupportedReasonOf(files, raw, config, await composeCheckOf(dir, files)),

@@ -49,7 +49,12 @@ export function harnessContextFor(
     timeouts: { setupMs: base.timeouts.setupMs, agentMs: timeouts.agentMs },
     task: {
       ...base.task,
-      solutionDir: path.join(ctx.input.task.dir, step.dir, 'solution'),
+      // a step without solution/ falls back to the task's, as Harbor's oracle does
+      solutionDir: path.join(
+        ctx.input.task.dir,
+        step.name && !plan.has(`${step.dir}/solution`) ? '' : step.dir,
+        'solution',
+      ),
       agentUser: userOf(step.agentUser),
     },
     ...(plan.multi && step.name ? { step: { name: step.name, index, count: plan.steps.length } } : {}),
