@@ -57,6 +57,9 @@ export const AttemptStepResult = z.object({
 });
 export type AttemptStepResult = z.infer<typeof AttemptStepResult>;
 
+/** `attempts.steps`: each step of a multi-step task; null for a single-step task. */
+export const AttemptSteps = z.array(AttemptStepResult).nullable();
+
 export const StoredArtifact = z.object({
   path: z.string(),
   size: z.number().int().nonnegative(),
@@ -90,7 +93,7 @@ export const AttemptResult = z.object({
   /** the harness's HarnessInfo (contracts), stored as attempts.harness_info */
   harnessInfo: z.unknown(),
   /** each step of a multi-step task; null for a single-step task */
-  steps: z.array(AttemptStepResult).nullable(),
+  steps: AttemptSteps,
   /** files already stored in artifact storage */
   artifacts: z.array(StoredArtifact),
   /** lifecycle events not already sent through the execution's `log` */
