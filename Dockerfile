@@ -32,8 +32,9 @@ RUN mkdir /out && find . -name package.json -not -path '*/node_modules/*' -exec 
 
 # ── the platform ──────────────────────────────────────────────────────────────────────────────────
 FROM ${BASE_IMAGE}
-# git: benchmark sources (the worker fetches git repositories); the engine is reached over its socket
-RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends git ca-certificates \
+# git: benchmark sources (the worker fetches git repositories); the engine is reached over its socket;
+# docker-compose: tasks whose environment is a compose project (packages/sandbox/src/compose.ts)
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends git ca-certificates docker-compose \
   && rm -rf /var/lib/apt/lists/*
 ARG EXTRA_CA_CERTS=""
 RUN if [ -n "$EXTRA_CA_CERTS" ]; then printf '%s\n' "$EXTRA_CA_CERTS" > /usr/local/share/ca-certificates/extra.crt \

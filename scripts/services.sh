@@ -83,6 +83,8 @@ start_redis() {
 
 start_docker() {
   command -v dockerd >/dev/null || apt_install docker.io
+  # compose tasks (environment/docker-compose.yaml) are started by Debian's docker-compose
+  command -v docker-compose >/dev/null || apt_install docker-compose
   command -v curl >/dev/null || apt_install curl
   if docker_ready; then log "docker engine already up"; return; fi
   # A killed dockerd leaves its pid file behind and a new one then refuses to start.

@@ -73,25 +73,26 @@ describe('archive benchmarks', () => {
       requires_judge_model: false,
       required_secret_names: [],
       sync_status: 'pending',
-      expected_task_count: 7,
+      expected_task_count: 11,
     });
     expect(add.body.data.source.archive_key).toMatch(/^uploads\/benchmarks\/.+\.tar$/);
     const body = BenchmarkDetailResponse.parse(await ready('sample'));
     const b = body.data;
     expect(b.sync_status).toBe('ready');
-    expect(b.synced_task_count).toBe(7);
-    expect(b.task_count).toBe(7);
+    expect(b.synced_task_count).toBe(11);
+    expect(b.task_count).toBe(11);
     expect(b.categories).toEqual([
       'data-processing',
       'file-operations',
+      'networking',
       'software-engineering',
       'system-administration',
       'text-processing',
     ]);
-    expect(b.difficulty_counts).toEqual({ easy: 2, medium: 3, hard: 2, none: 0 });
+    expect(b.difficulty_counts).toEqual({ easy: 5, medium: 4, hard: 2, none: 0 });
     expect(b.unsupported_task_count).toBe(0);
     expect(b.task_sets).toEqual([
-      { name: 'easy', task_count: 2, recommended: false, description: 'The easy tasks.' },
+      { name: 'easy', task_count: 2, recommended: false, description: 'The easy single-container tasks.' },
       {
         name: 'smoke',
         task_count: 1,
@@ -115,7 +116,7 @@ describe('archive benchmarks', () => {
     const list = ListBenchmarksResponse.parse(
       (await env.api.request('GET', '/v1/benchmarks', { token: owner.token })).body,
     );
-    expect(list.items.map((i) => [i.key, i.sync_status, i.task_count])).toEqual([['sample', 'ready', 7]]);
+    expect(list.items.map((i) => [i.key, i.sync_status, i.task_count])).toEqual([['sample', 'ready', 11]]);
   });
 
   it('imports the edge-case fixtures: unsupported shapes and parse errors are kept, not dropped', async () => {
@@ -165,15 +166,20 @@ describe('archive benchmarks', () => {
     expect(byName['bad-field']?.parse_error).toBe(
       'task.toml:5: [agent].timeout_sec: expected a number, got "fast"',
     );
-    expect(byName['multi-step']?.unsupported_reason).toBe('multi-step task (steps/) is not supported yet');
+    // multi-step tasks and separate verifiers run; a compose file that cannot is flagged
+    expect(byName['multi-step']?.unsupported_reason).toBeNull();
+    expect(byName['multi-step']?.config.steps?.map((s) => s.name)).toEqual(['01-setup', '02-finish']);
     expect(byName['windows-bat']?.unsupported_reason).toMatch(/^Windows batch script \(tests\/test\.bat\)/);
-    expect(byName['compose-env']?.unsupported_reason).toMatch(/^docker-compose environment/);
-    expect(byName['verifier-env']?.unsupported_reason).toMatch(/^separate verifier environment/);
+    expect(byName['compose-env']?.unsupported_reason).toMatch(
+      /^environment\/docker-compose\.yaml: services\.main: image: /,
+    );
+    expect(byName['verifier-env']?.unsupported_reason).toBeNull();
+    expect(byName['verifier-env']?.config.verifier.environment_mode).toBe('separate');
     expect(byName.legacy?.config.environment.memory_mb).toBe(2048);
     expect(byName.legacy?.difficulty).toBe('medium');
     expect(byName['unknown-difficulty']?.difficulty).toBeNull();
     expect(byName['osmosis/full-fields']?.config.metadata.custom_note).toBe('kept as-is');
-    expect(b.unsupported_task_count).toBe(9);
+    expect(b.unsupported_task_count).toBe(7); // 3 unsupported shapes + 4 parse errors
     expect(b.difficulty_counts).toEqual({ easy: 3, medium: 2, hard: 2, none: 8 });
   });
 

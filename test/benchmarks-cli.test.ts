@@ -133,7 +133,7 @@ describe('osmosis benchmark', () => {
       status: 'success',
       operation: 'benchmark.add',
       resource: { type: 'benchmark', key: 'sample', name: 'Osmosis Sample', workspace_directory: REPO_ROOT },
-      message: 'Added Osmosis Sample (sample) with 7 tasks.',
+      message: 'Added Osmosis Sample (sample) with 11 tasks.',
     });
   });
 
@@ -182,7 +182,7 @@ describe('osmosis benchmark', () => {
     expect(lines[0]).toMatch(/^Name\s+Key\s+Last Run\s+Tasks$/);
     const row = (key: string) => lines.find((l) => l.split(/\s{2,}/)[1] === key)?.split(/\s{2,}/);
     expect(row('mini')).toEqual(['mini-bench@1.0', 'mini', 'Syncing · 1 / 3 tasks', '–']);
-    expect(row('sample')).toEqual(['Osmosis Sample', 'sample', '–', '7']);
+    expect(row('sample')).toEqual(['Osmosis Sample', 'sample', '–', '11']);
     const brokenRow = row('broken');
     expect(brokenRow?.[0]).toBe('Broken');
     expect(brokenRow?.[2]).toMatch(
@@ -201,7 +201,7 @@ describe('osmosis benchmark', () => {
     });
     expect(byKey.broken?.sync_status).toBe('failed');
     expect(byKey.broken?.sync_error).toMatch(/missing\.git failed/);
-    expect(byKey.sample).toMatchObject({ sync_status: 'ready', task_count: 7, sync_error: null });
+    expect(byKey.sample).toMatchObject({ sync_status: 'ready', task_count: 11, sync_error: null });
     // upstream's list item keys (_benchmark_list_resource), key = source_ref
     const raw = JSON.parse((await osmosis(['benchmark', 'list', '--json'])).stdout);
     for (const item of raw.items) expect(missingKeys(item, BENCHMARK_LIST_ITEM_KEYS)).toEqual([]);
@@ -218,7 +218,7 @@ describe('osmosis benchmark', () => {
       .trimEnd()
       .split('\n')
       .map((l) => l.split('\t'));
-    expect(plainRows.find((r) => r[1] === 'sample')).toEqual(['Osmosis Sample', 'sample', '–', '7']);
+    expect(plainRows.find((r) => r[1] === 'sample')).toEqual(['Osmosis Sample', 'sample', '–', '11']);
     expect(plainRows.find((r) => r[1] === 'mini')).toEqual([
       'mini-bench@1.0',
       'mini',
@@ -250,15 +250,15 @@ describe('osmosis benchmark', () => {
     expect(fields).toEqual({
       Key: 'sample',
       Name: 'Osmosis Sample',
-      Description: expect.stringContaining('Seven small terminal tasks'),
+      Description: expect.stringContaining('Eleven small terminal tasks'),
       'Source URL': '–',
       Source: 'uploaded archive',
-      Sync: 'ready · 7 tasks',
-      Tasks: '7 (easy 2, medium 3, hard 2, unrated 0)',
+      Sync: 'ready · 11 tasks',
+      Tasks: '11 (easy 5, medium 4, hard 2, unrated 0)',
       Categories:
-        '5: data-processing, file-operations, software-engineering, system-administration, text-processing',
+        '6: data-processing, file-operations, networking, software-engineering, system-administration, text-processing',
       'Task sets':
-        'easy (2 tasks): The easy tasks; smoke (1 task): One easy task, for a quick end-to-end check',
+        'easy (2 tasks): The easy single-container tasks; smoke (1 task): One easy task, for a quick end-to-end check',
       'Default harness': 'oracle',
       'Harness requirements': 'none',
       'Judge model': 'not required',
@@ -287,12 +287,16 @@ describe('osmosis benchmark', () => {
       },
     }).data;
     expect(detail.tasks.map((t) => [t.name, t.difficulty, t.category])).toEqual([
+      ['build-greeter', 'medium', 'software-engineering'],
       ['count-log-errors', 'easy', 'text-processing'],
       ['create-greeting', 'easy', 'file-operations'],
+      ['fetch-from-sidecar', 'easy', 'networking'],
       ['find-large-files', 'medium', 'system-administration'],
       ['fix-backup-script', 'medium', 'software-engineering'],
+      ['hand-in-report', 'easy', 'file-operations'],
       ['implement-rle', 'hard', 'software-engineering'],
       ['merge-sorted-logs', 'hard', 'data-processing'],
+      ['sign-as-agent', 'easy', 'system-administration'],
       ['sum-csv-by-region', 'medium', 'data-processing'],
     ]);
     expect(detail.tasks[0]?.config.verifier.timeout_sec).toBe(30);

@@ -78,6 +78,16 @@ describe('sample benchmark end to end', { timeout: 900_000 }, () => {
       oracle.attempts.map(() => 'passed'),
     );
     expect(oracle.results.agents[0].pass_at_1).toBe(1);
+    // a multi-step task's steps come back with the attempt; a single-step task has none
+    type Step = { name: string; outcome: string; reward: number | null };
+    const byTask = new Map(
+      oracle.attempts.map((a: { task_name: string; steps: Step[] | null }) => [a.task_name, a.steps]),
+    );
+    expect((byTask.get('build-greeter') as Step[]).map((s) => [s.name, s.outcome, s.reward])).toEqual([
+      ['scaffold', 'passed', 1],
+      ['configure', 'passed', 1],
+    ]);
+    expect(byTask.get('create-greeting')).toBeNull();
 
     const nop = await finished(await submit('nop'));
     expect(nop.status).toBe('finished');

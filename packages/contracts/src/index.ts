@@ -15,6 +15,7 @@ export * from './api/tokens.ts';
 export * from './api/webhooks.ts';
 export * from './api/workers.ts';
 export * from './api/workspaces.ts';
+export * from './attempt-result.ts';
 export * from './cli.ts';
 export * from './endpoint-hosts.ts';
 export * from './errors.ts';

@@ -27,14 +27,16 @@ export type NetworkMode = z.infer<typeof NetworkMode>;
 
 export const TaskUser = z.union([z.string(), z.number().int()]).nullable();
 
-export const TaskVerifierConfig = z.object({
-  timeout_sec: z.number().positive(),
-  env: z.record(z.string(), z.string()),
-  user: TaskUser,
-  network_mode: NetworkMode.nullable(),
-  allowed_hosts: z.array(z.string()),
-});
-export type TaskVerifierConfig = z.infer<typeof TaskVerifierConfig>;
+/** `[environment].os`: tasks run in Linux containers; `windows` tasks are flagged unsupported. */
+export const TaskOs = z.enum(['linux', 'windows']);
+export type TaskOs = z.infer<typeof TaskOs>;
+
+/**
+ * Where the verifier runs: in the agent's environment (`shared`, Harbor's default) or in a
+ * separate one built from `tests/` or `[verifier.environment]`, which sees only the artifacts.
+ */
+export const VerifierEnvironmentMode = z.enum(['shared', 'separate']);
+export type VerifierEnvironmentMode = z.infer<typeof VerifierEnvironmentMode>;
 
 export const TaskAgentConfig = z.object({
   timeout_sec: z.number().positive().nullable(),
@@ -60,6 +62,7 @@ export type TaskHealthcheck = z.infer<typeof TaskHealthcheck>;
 export const TaskEnvironmentConfig = z.object({
   build_timeout_sec: z.number().positive(),
   docker_image: z.string().nullable(),
+  os: TaskOs.default('linux'),
   cpus: z.number().positive(),
   memory_mb: z.number().int().positive(),
   storage_mb: z.number().int().positive(),
@@ -76,6 +79,58 @@ export const TaskEnvironmentConfig = z.object({
 });
 export type TaskEnvironmentConfig = z.infer<typeof TaskEnvironmentConfig>;
 
+export const TaskVerifierConfig = z.object({
+  timeout_sec: z.number().positive(),
+  env: z.record(z.string(), z.string()),
+  user: TaskUser,
+  network_mode: NetworkMode.nullable(),
+  allowed_hosts: z.array(z.string()),
+  /** null: `separate` when `environment` is set, else `shared` (resolveVerifierMode) */
+  environment_mode: VerifierEnvironmentMode.nullable().default(null),
+  /** `[verifier.environment]`: the separate verifier's environment (same keys as `[environment]`) */
+  environment: TaskEnvironmentConfig.nullable().default(null),
+});
+export type TaskVerifierConfig = z.infer<typeof TaskVerifierConfig>;
+
+/**
+ * A file or folder of the agent's environment to keep (`artifacts = [...]`, task or step level):
+ * collected as `artifacts/<destination or base name>`, and the only things (with /logs/artifacts)
+ * a separate verifier receives, at the same path.
+ */
+export const TaskArtifact = z.object({
+  /** absolute path in the agent's environment */
+  source: z.string(),
+  /** relative path under the attempt's `artifacts/`; null: the source's base name */
+  destination: z.string().nullable(),
+  exclude: z.array(z.string()),
+});
+export type TaskArtifact = z.infer<typeof TaskArtifact>;
+
+/** `min_reward` of a step: a number gates the `reward` key, a table each key it names. */
+export const StepMinReward = z.union([z.number(), z.record(z.string(), z.number())]).nullable();
+export type StepMinReward = z.infer<typeof StepMinReward>;
+
+/** `[[steps]]`: one step of a multi-step task (files under `steps/<name>/`). */
+export const TaskStep = z.object({
+  name: z.string(),
+  agent: z.object({ timeout_sec: z.number().positive().nullable(), user: TaskUser }),
+  verifier: z.object({
+    timeout_sec: z.number().positive().nullable(),
+    env: z.record(z.string(), z.string()),
+    user: TaskUser,
+    environment_mode: VerifierEnvironmentMode.nullable(),
+    environment: TaskEnvironmentConfig.nullable(),
+  }),
+  min_reward: StepMinReward,
+  healthcheck: TaskHealthcheck.nullable(),
+  artifacts: z.array(TaskArtifact),
+});
+export type TaskStep = z.infer<typeof TaskStep>;
+
+/** How a multi-step task's reward is made from its steps' (Harbor's `multi_step_reward_strategy`). */
+export const MultiStepRewardStrategy = z.enum(['mean', 'final']);
+export type MultiStepRewardStrategy = z.infer<typeof MultiStepRewardStrategy>;
+
 /** The normalised `task.toml`. `metadata` keeps every key the file had, known or not. */
 export const TaskConfig = z.object({
   schema_version: z.string(),
@@ -86,6 +141,12 @@ export const TaskConfig = z.object({
   solution: TaskSolutionConfig,
   environment: TaskEnvironmentConfig,
   source: z.string().nullable(),
+  /** task-level artifacts, collected after the agent (every step's, in a multi-step task) */
+  artifacts: z.array(TaskArtifact).default([]),
+  /** `[[steps]]`; null for a single-step task */
+  steps: z.array(TaskStep).nullable().default(null),
+  /** multi-step only; null means `mean` */
+  multi_step_reward_strategy: MultiStepRewardStrategy.nullable().default(null),
 });
 export type TaskConfig = z.infer<typeof TaskConfig>;
 

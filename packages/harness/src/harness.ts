@@ -67,7 +67,23 @@ export interface HarnessContext {
     agentUser: string | undefined;
     /** Working directory (`[environment].workdir`), undefined for the image's default. */
     workdir: string | undefined;
+    /**
+     * `[environment].skills_dir`: a folder in the sandbox holding skills (one folder per skill,
+     * each with a SKILL.md) that harnesses with a skills directory copy into their agent's own.
+     */
+    skillsDir?: string;
+    /**
+     * `[[environment.mcp_servers]]` as task.toml gives them ({name, transport, url | command,
+     * args}): for harnesses whose agent accepts MCP servers. In a compose task their URLs name
+     * services on the attempt's network.
+     */
+    mcpServers?: Record<string, unknown>[];
   };
+  /**
+   * The step being run, in a multi-step task: `run` is called once per step, in the same
+   * sandbox, with that step's instruction, timeouts and `task.solutionDir`.
+   */
+  step?: { name: string; index: number; count: number };
   /**
    * The agent as configured in the run (`[[agents]]`: model spec, harness options), opaque to the
    * pipeline; model-driven harnesses validate it themselves.

@@ -5,6 +5,7 @@ import { SANDBOX_PATHS } from './harness.ts';
 /**
  * Runs the task's reference solution as the agent: uploads `solution/` to `/solution` and runs
  * `bash /solution/solve.sh` with the agent env plus `[solution].env`, under the agent timeout.
+ * In a multi-step task each step's `steps/<name>/solution/` replaces the last before its run.
  * Its output is kept as the artifact `agent/oracle.txt`.
  */
 export const oracleHarness: Harness = {
@@ -19,6 +20,11 @@ export const oracleHarness: Harness = {
     ctx.log({ level: 'info', step: 'agent_setup', message: 'uploaded solution/ to /solution' });
   },
   async run(ctx: HarnessContext): Promise<HarnessRunResult> {
+    if (ctx.step && ctx.step.index > 0) {
+      // a multi-step task: each step's own solution (the first was uploaded by setup)
+      await ctx.sandbox.exec(['rm', '-rf', SANDBOX_PATHS.solution], { user: '0', timeoutMs: 60_000 });
+      await ctx.sandbox.putDir(ctx.task.solutionDir, SANDBOX_PATHS.solution);
+    }
     const result = await ctx.sandbox.exec(['bash', `${SANDBOX_PATHS.solution}/solve.sh`], {
       timeoutMs: ctx.timeouts.agentMs,
       env: { ...ctx.env, ...ctx.task.config.solution.env },

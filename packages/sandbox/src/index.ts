@@ -1,3 +1,13 @@
+export {
+  COMPOSE_PROJECT_LABEL,
+  ComposeEnvironment,
+  type ComposeServiceSpec,
+  composeOverride,
+  composeProjectName,
+  removeComposeProject,
+  type StartComposeOptions,
+  startComposeEnvironment,
+} from './compose.ts';
 export { type Docker, getDocker } from './docker.ts';
 export { type EngineProbe, engineTrouble, isEngineConnectionError, probeEngine } from './engine.ts';
 export {
@@ -25,6 +35,7 @@ export {
 export { CappedOutput } from './output.ts';
 export { type ReapedContainer, type ReapOptions, type ReapResult, reapOrphans } from './reaper.ts';
 export {
+  attachSandbox,
   type CreateSandboxOptions,
   createSandbox,
   type ExecOptions,
@@ -33,6 +44,7 @@ export {
   Sandbox,
   SandboxError,
   type SandboxLabels,
+  sandboxLabels,
 } from './sandbox.ts';
 export {
   describeStorageBreach,

@@ -2,12 +2,18 @@
 export const LABELS = {
   /** `true` on every container and image created by the sandbox package. */
   managed: 'osmosis.managed',
-  /** What the object is: `sandbox` (container) or `task-image` (image). */
+  /**
+   * What the object is: `sandbox` (a container: the agent's, a compose service, a separate
+   * verifier), `task-image` (image), `network` (the scope's internet network), `attempt-network`
+   * and `attempt-volume` (made for one compose environment).
+   */
   kind: 'osmosis.kind',
   run: 'osmosis.run',
   attempt: 'osmosis.attempt',
   worker: 'osmosis.worker',
   digest: 'osmosis.digest',
+  /** The compose service a container runs (`main` or a sidecar) in a compose environment. */
+  service: 'osmosis.service',
   /** The deployment (or test) a sandbox belongs to: a reaper only touches its own scope. */
   scope: 'osmosis.scope',
 } as const;

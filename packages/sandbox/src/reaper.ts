@@ -26,6 +26,9 @@ export interface ReapedContainer {
 
 export interface ReapResult {
   removed: ReapedContainer[];
+  /** networks and volumes made for compose environments of attempts no longer live */
+  removedNetworks: string[];
+  removedVolumes: string[];
   kept: number;
   errors: { id: string; error: string }[];
 }
@@ -44,7 +47,7 @@ export async function reapOrphans(options: ReapOptions): Promise<ReapResult> {
       label: [`${LABELS.kind}=sandbox`, ...(scope === '*' ? [] : [`${LABELS.scope}=${scope}`])],
     }),
   });
-  const result: ReapResult = { removed: [], kept: 0, errors: [] };
+  const result: ReapResult = { removed: [], removedNetworks: [], removedVolumes: [], kept: 0, errors: [] };
   for (const info of containers) {
     const labels = info.Labels ?? {};
     const entry: ReapedContainer = {
@@ -78,5 +81,44 @@ export async function reapOrphans(options: ReapOptions): Promise<ReapResult> {
       result.errors.push({ id: info.Id, error: messageOf(error) });
     }
   }
+  await reapAttemptResources(docker, scope, options, result);
   return result;
+}
+
+/**
+ * The networks and volumes of compose environments (labels `attempt-network`, `attempt-volume`)
+ * whose attempt is no longer live: after their containers are gone, they are removed too.
+ */
+async function reapAttemptResources(docker: Docker, scope: string, options: ReapOptions, result: ReapResult) {
+  const filters = (kind: string) =>
+    JSON.stringify({
+      label: [`${LABELS.kind}=${kind}`, ...(scope === '*' ? [] : [`${LABELS.scope}=${scope}`])],
+    });
+  const dead = async (labels: Record<string, string> | undefined, id: string): Promise<boolean> => {
+    try {
+      return !(await options.isLive(labels?.[LABELS.attempt], labels?.[LABELS.worker]));
+    } catch (error) {
+      result.errors.push({ id, error: `isLive failed: ${messageOf(error)}` });
+      return false;
+    }
+  };
+  for (const network of await docker.listNetworks({ filters: filters('attempt-network') })) {
+    if (!(await dead(network.Labels, network.Id))) continue;
+    try {
+      await docker.getNetwork(network.Id).remove();
+      result.removedNetworks.push(network.Name);
+    } catch (error) {
+      if (statusOf(error) !== 404) result.errors.push({ id: network.Id, error: messageOf(error) });
+    }
+  }
+  const { Volumes } = await docker.listVolumes({ filters: filters('attempt-volume') });
+  for (const volume of Volumes ?? []) {
+    if (!(await dead(volume.Labels ?? undefined, volume.Name))) continue;
+    try {
+      await docker.getVolume(volume.Name).remove({ force: true });
+      result.removedVolumes.push(volume.Name);
+    } catch (error) {
+      if (statusOf(error) !== 404) result.errors.push({ id: volume.Name, error: messageOf(error) });
+    }
+  }
 }

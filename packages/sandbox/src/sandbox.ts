@@ -70,7 +70,55 @@ export interface CreateSandboxOptions {
   directories?: { path: string; mode?: number }[];
   /** Container name; default `osmosis-<attempt or random>-<random>`. */
   name?: string;
+  /** Keep the image's ENTRYPOINT when it has one (default true); false: always `sleep infinity`. */
+  honourEntrypoint?: boolean;
   docker?: Docker;
+}
+
+/** Builds the labels of a platform container (sandbox, sidecar, verifier). */
+export function sandboxLabels(scope: string, labels: SandboxLabels | undefined): Record<string, string> {
+  const out: Record<string, string> = {
+    ...labels?.extra,
+    [LABELS.managed]: 'true',
+    [LABELS.kind]: 'sandbox',
+    [LABELS.scope]: scope,
+  };
+  if (labels?.run) out[LABELS.run] = labels.run;
+  if (labels?.attempt) out[LABELS.attempt] = labels.attempt;
+  if (labels?.worker) out[LABELS.worker] = labels.worker;
+  return out;
+}
+
+/**
+ * A Sandbox over a container something else created and started (the `main` service of a compose
+ * environment): the same exec, files, stray-process sweep and storage watchdog.
+ */
+export async function attachSandbox(options: {
+  docker: Docker;
+  id: string;
+  networkMode: string;
+  workdir?: string;
+  storageMb?: number;
+  storageWatchMs?: number;
+}): Promise<Sandbox> {
+  const container = options.docker.getContainer(options.id);
+  const info = await container.inspect();
+  const notes: string[] = [];
+  const sandbox = new Sandbox(
+    options.docker,
+    container,
+    info.Name.replace(/^\//, ''),
+    options.networkMode,
+    false,
+    notes,
+    options.workdir,
+  );
+  if (options.storageMb !== undefined && options.storageMb > 0) {
+    const intervalMs = options.storageWatchMs ?? 1000;
+    sandbox.watchStorage(options.storageMb, intervalMs);
+    notes.push(`storage limit of ${options.storageMb} MiB enforced by a watchdog every ${intervalMs} ms`);
+  }
+  return sandbox;
 }
 
 export interface ExecOptions {
@@ -128,15 +176,7 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
   const docker = options.docker ?? getDocker();
   const notes: string[] = [];
   const scope = options.scope ?? defaultSandboxScope();
-  const labels: Record<string, string> = {
-    ...options.labels?.extra,
-    [LABELS.managed]: 'true',
-    [LABELS.kind]: 'sandbox',
-    [LABELS.scope]: scope,
-  };
-  if (options.labels?.run) labels[LABELS.run] = options.labels.run;
-  if (options.labels?.attempt) labels[LABELS.attempt] = options.labels.attempt;
-  if (options.labels?.worker) labels[LABELS.worker] = options.labels.worker;
+  const labels = sandboxLabels(scope, options.labels);
   let networkMode: string;
   try {
     networkMode =
@@ -167,6 +207,23 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
       storageLimitApplied = true;
     }
   }
+  // An image with an ENTRYPOINT keeps it, given `sleep infinity` as its command (as Harbor's
+  // compose base does the same): a task's entrypoint may start what its healthcheck waits for.
+  // Without one, the container's process is `sleep infinity` itself.
+  let keepAlive: Pick<Docker.ContainerCreateOptions, 'Entrypoint' | 'Cmd'> = {
+    Entrypoint: ['sleep'],
+    Cmd: ['infinity'],
+  };
+  if (options.honourEntrypoint !== false) {
+    try {
+      const entrypoint = (await docker.getImage(options.image).inspect()).Config?.Entrypoint;
+      if (Array.isArray(entrypoint) && entrypoint.length > 0) {
+        keepAlive = { Cmd: ['sleep', 'infinity'] };
+      }
+    } catch {
+      // no such image: createContainer below says so
+    }
+  }
   const suffix = randomUUID().slice(0, 8);
   const name =
     options.name ??
@@ -174,8 +231,7 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
   const spec = (): Docker.ContainerCreateOptions => ({
     name,
     Image: options.image,
-    Entrypoint: ['sleep'],
-    Cmd: ['infinity'],
+    ...keepAlive,
     Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
     ...(options.workdir ? { WorkingDir: options.workdir } : {}),
     Labels: labels,
@@ -546,6 +602,25 @@ export class Sandbox {
       throw error;
     }
     return extractTar(archive, hostDir, { stripComponents: 1, ...limits });
+  }
+
+  /**
+   * Downloads a file or a folder of the container into `hostDir`, under its base name (a
+   * declared artifact). Nothing when the path does not exist.
+   */
+  async getPath(
+    containerPath: string,
+    hostDir: string,
+    limits: { maxBytes?: number; maxFiles?: number } = {},
+  ): Promise<ExtractedFile[]> {
+    let archive: NodeJS.ReadableStream;
+    try {
+      archive = await this.#container.getArchive({ path: containerPath.replace(/\/+$/, '') || '/' });
+    } catch (error) {
+      if (statusOf(error) === 404) return [];
+      throw error;
+    }
+    return extractTar(archive, hostDir, { stripComponents: 0, ...limits });
   }
 
   /** Kills everything in the sandbox now (SIGKILL to the container); destroy() still follows. */

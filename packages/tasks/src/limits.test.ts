@@ -77,6 +77,20 @@ describe('taskLimitViolations', () => {
     ]);
   });
 
+  it('checks every step and every separate verifier environment too', () => {
+    const v = taskLimitViolations(
+      config(
+        '[verifier.environment]\nmemory_mb = 999999\n[[steps]]\nname = "s"\n[steps.agent]\ntimeout_sec = 999999\n[steps.verifier.environment]\ncpus = 99\n',
+      ),
+      DEFAULT_TASK_LIMITS,
+    );
+    expect(v).toEqual([
+      "steps[s].agent.timeout_sec = 999999 is above this platform's maximum of 14400 (OSMOSIS_TASK_MAX_AGENT_TIMEOUT_SEC)",
+      "verifier.environment.memory_mb = 999999 is above this platform's maximum of 16384 (OSMOSIS_TASK_MAX_MEMORY_MB)",
+      "steps[s].verifier.environment.cpus = 99 is above this platform's maximum of 8 (OSMOSIS_TASK_MAX_CPUS)",
+    ]);
+  });
+
   it('bounds the healthcheck by its worst case', () => {
     const hc = config(
       '[environment.healthcheck]\ncommand = "true"\ninterval_sec = 10\ntimeout_sec = 20\nretries = 4',

@@ -91,15 +91,38 @@ export function taskLimitViolations(config: TaskConfig, limits: TaskLimits): str
     check('agent.timeout_sec', config.agent.timeout_sec, 'taskMaxAgentTimeoutSec');
   }
   check('verifier.timeout_sec', config.verifier.timeout_sec, 'taskMaxVerifierTimeoutSec');
-  if (env.healthcheck) {
-    const worst = healthcheckWorstCaseSec(env.healthcheck);
+  const checkHealthcheck = (what: string, hc: TaskHealthcheck | null) => {
+    if (!hc) return;
+    const worst = healthcheckWorstCaseSec(hc);
     if (!(worst <= limits.taskMaxHealthcheckSec)) {
       out.push(
-        `environment.healthcheck may wait up to ${worst} s (start_period_sec + (retries + 1) × ` +
+        `${what} may wait up to ${worst} s (start_period_sec + (retries + 1) × ` +
           `(timeout_sec + interval_sec)), above this platform's maximum of ${limits.taskMaxHealthcheckSec} ` +
           `(${TASK_LIMIT_ENV_NAMES.taskMaxHealthcheckSec})`,
       );
     }
+  };
+  checkHealthcheck('environment.healthcheck', env.healthcheck);
+  // the separate verifiers' environments and every step's own timeouts and healthcheck
+  const verifierEnvs: [string, TaskConfig['environment'] | null][] = [
+    ['verifier.environment', config.verifier.environment ?? null],
+  ];
+  for (const step of config.steps ?? []) {
+    const at = `steps[${step.name}]`;
+    if (step.agent.timeout_sec !== null)
+      check(`${at}.agent.timeout_sec`, step.agent.timeout_sec, 'taskMaxAgentTimeoutSec');
+    if (step.verifier.timeout_sec !== null) {
+      check(`${at}.verifier.timeout_sec`, step.verifier.timeout_sec, 'taskMaxVerifierTimeoutSec');
+    }
+    checkHealthcheck(`${at}.healthcheck`, step.healthcheck);
+    verifierEnvs.push([`${at}.verifier.environment`, step.verifier.environment]);
+  }
+  for (const [what, venv] of verifierEnvs) {
+    if (!venv) continue;
+    check(`${what}.cpus`, venv.cpus, 'taskMaxCpus');
+    check(`${what}.memory_mb`, venv.memory_mb, 'taskMaxMemoryMb');
+    check(`${what}.storage_mb`, venv.storage_mb, 'taskMaxStorageMb');
+    check(`${what}.build_timeout_sec`, venv.build_timeout_sec, 'taskMaxBuildTimeoutSec');
   }
   return out;
 }
@@ -114,6 +137,12 @@ export function withTaskLimits(manifest: TaskManifest, limits: TaskLimits): Task
   if (violations.length === 0) return manifest;
   const reasons = [manifest.unsupported_reason, ...violations].filter(Boolean);
   return { ...manifest, unsupported_reason: reasons.join('; ') };
+}
+
+/** A step's own agent and verifier timeouts (seconds, before the multiplier) over the task's. */
+export interface StepTimeoutSource {
+  agentTimeoutSec: number | null;
+  verifierTimeoutSec: number;
 }
 
 export interface AttemptTimeouts {
@@ -135,6 +164,7 @@ export function attemptTimeouts(
   multiplier: number,
   limits: TaskLimits,
   defaults: { agentSec: number; setupSec: number },
+  step?: StepTimeoutSource,
 ): AttemptTimeouts {
   const m = multiplier > 0 && Number.isFinite(multiplier) ? multiplier : 1;
   const capped: string[] = [];
@@ -151,12 +181,17 @@ export function attemptTimeouts(
   return {
     agentMs: capMs(
       'agent timeout',
-      config.agent.timeout_sec ?? defaults.agentSec,
+      (step ? step.agentTimeoutSec : config.agent.timeout_sec) ?? defaults.agentSec,
       true,
       'taskMaxAgentTimeoutSec',
     ),
     setupMs: capMs('agent setup timeout', defaults.setupSec, true, 'taskMaxAgentSetupTimeoutSec'),
-    verifierMs: capMs('verifier timeout', config.verifier.timeout_sec, true, 'taskMaxVerifierTimeoutSec'),
+    verifierMs: capMs(
+      'verifier timeout',
+      step ? step.verifierTimeoutSec : config.verifier.timeout_sec,
+      true,
+      'taskMaxVerifierTimeoutSec',
+    ),
     buildMs: capMs('build timeout', config.environment.build_timeout_sec, false, 'taskMaxBuildTimeoutSec'),
     capped,
   };

@@ -10,7 +10,7 @@ describe('benchmarks/sample', () => {
     expect(await readBenchmarkToml(SAMPLE)).toEqual({
       key: 'sample',
       name: 'Osmosis Sample',
-      description: expect.stringContaining('Seven small terminal tasks'),
+      description: expect.stringContaining('Eleven small terminal tasks'),
       default_harness: 'oracle',
       pass_threshold: 1,
       task_sets: [
@@ -22,7 +22,7 @@ describe('benchmarks/sample', () => {
         },
         {
           name: 'easy',
-          description: 'The easy tasks.',
+          description: 'The easy single-container tasks.',
           recommended: false,
           task_names: ['create-greeting', 'count-log-errors'],
         },
@@ -30,23 +30,37 @@ describe('benchmarks/sample', () => {
     });
   });
 
-  it('has seven runnable tasks of mixed difficulty and several categories', async () => {
+  it('has eleven runnable tasks of mixed difficulty, several categories and every shape', async () => {
     const tasks = await loadBenchmarkDir(SAMPLE);
     expect(tasks.map((t) => [t.manifest.name, t.manifest.difficulty, t.manifest.category])).toEqual([
+      ['build-greeter', 'medium', 'software-engineering'],
       ['count-log-errors', 'easy', 'text-processing'],
       ['create-greeting', 'easy', 'file-operations'],
+      ['fetch-from-sidecar', 'easy', 'networking'],
       ['find-large-files', 'medium', 'system-administration'],
       ['fix-backup-script', 'medium', 'software-engineering'],
+      ['hand-in-report', 'easy', 'file-operations'],
       ['implement-rle', 'hard', 'software-engineering'],
       ['merge-sorted-logs', 'hard', 'data-processing'],
+      ['sign-as-agent', 'easy', 'system-administration'],
       ['sum-csv-by-region', 'medium', 'data-processing'],
     ]);
+    const byName = new Map(tasks.map((t) => [t.manifest.name, t.manifest]));
+    expect(byName.get('build-greeter')?.config.steps?.map((s) => s.name)).toEqual(['scaffold', 'configure']);
+    expect(byName.get('hand-in-report')?.config.verifier.environment_mode).toBe('separate');
+    expect(byName.get('sign-as-agent')?.config.agent.user).toBe('agent');
+    expect(byName.get('sign-as-agent')?.config.environment.healthcheck?.command).toBe(
+      'test -f /run/osmosis-ready',
+    );
+    expect(byName.get('fetch-from-sidecar')?.files.map((f) => f.path)).toContain(
+      'environment/docker-compose.yaml',
+    );
     for (const { manifest: m } of tasks) {
       expect(m.parse_error, m.name).toBeNull();
       expect(m.unsupported_reason, m.name).toBeNull();
       expect(m.warnings, m.name).toEqual([]);
       expect(m.has_dockerfile && m.has_solution, m.name).toBe(true);
-      expect(m.files.map((f) => f.path)).toContain('tests/test.sh');
+      if (!m.config.steps) expect(m.files.map((f) => f.path)).toContain('tests/test.sh');
       expect(m.instruction.length).toBeGreaterThan(50);
       expect(m.config.agent.timeout_sec).toBeLessThanOrEqual(120);
       expect(m.config.verifier.timeout_sec).toBeLessThanOrEqual(60);

@@ -1,6 +1,6 @@
 // task.toml → the normalised TaskConfig (packages/contracts/src/task.ts), Harbor's defaults and
 // legacy forms included. Problems are reported with the file, the line and the key.
-import { type NetworkMode, type TaskConfig, TaskDifficulty } from '@osmosis/contracts';
+import { type NetworkMode, type StepMinReward, type TaskConfig, TaskDifficulty } from '@osmosis/contracts';
 import { parse, TomlError } from 'smol-toml';
 
 export class TaskConfigError extends Error {
@@ -34,9 +34,20 @@ const KNOWN: Record<string, string[]> = {
     'environment',
     'solution',
     'source',
+    'artifacts',
+    'steps',
+    'multi_step_reward_strategy',
   ],
   task: ['name', 'description', 'authors', 'keywords'],
-  verifier: ['timeout_sec', 'env', 'user', 'network_mode', 'allowed_hosts'],
+  verifier: [
+    'timeout_sec',
+    'env',
+    'user',
+    'network_mode',
+    'allowed_hosts',
+    'environment_mode',
+    'environment',
+  ],
   agent: ['timeout_sec', 'user', 'network_mode', 'allowed_hosts'],
   solution: ['env'],
   environment: [
@@ -57,6 +68,27 @@ const KNOWN: Record<string, string[]> = {
     'healthcheck',
     'memory',
     'storage',
+    'os',
+  ],
+  'verifier.environment': [
+    'build_timeout_sec',
+    'docker_image',
+    'cpus',
+    'memory_mb',
+    'storage_mb',
+    'gpus',
+    'gpu_types',
+    'allow_internet',
+    'network_mode',
+    'allowed_hosts',
+    'env',
+    'workdir',
+    'skills_dir',
+    'mcp_servers',
+    'healthcheck',
+    'memory',
+    'storage',
+    'os',
   ],
   'environment.healthcheck': [
     'command',
@@ -268,31 +300,11 @@ export function parseTaskConfig(text: string, file = 'task.toml'): ParsedTaskCon
   const s = table(doc, 'solution', 'solution');
   const solution = { env: envTable(s, 'solution', 'env') };
 
-  const e = table(doc, 'environment', 'environment');
-  let memoryMb = positive(e, 'environment', 'memory_mb', 2048, true);
-  let storageMb = positive(e, 'environment', 'storage_mb', 10240, true);
-  for (const [legacy, apply] of [
-    ['memory', (mb: number) => (memoryMb = mb)],
-    ['storage', (mb: number) => (storageMb = mb)],
-  ] as const) {
-    const raw = e[legacy];
-    if (raw === undefined) continue;
-    const mb = typeof raw === 'string' ? parseSizeToMb(raw) : null;
-    if (mb === null || mb <= 0) {
-      fail('environment', legacy, `expected a size like "2G" or "512M", got ${JSON.stringify(raw)}`);
-    } else {
-      apply(mb);
-      warnings.push(`[environment].${legacy} is deprecated: read as ${legacy}_mb = ${mb}`);
-    }
-  }
-  let healthcheck: TaskConfig['environment']['healthcheck'] = null;
-  if (e.healthcheck !== undefined) {
-    const h = e.healthcheck;
-    if (!isTable(h)) return fail('environment', 'healthcheck', 'expected a table');
-    const tn = 'environment.healthcheck';
+  const healthcheckOf = (h: unknown, tn: string): TaskConfig['environment']['healthcheck'] => {
+    if (!isTable(h)) return fail(tn.split('.').slice(0, -1).join('.'), 'healthcheck', 'expected a table');
     const command = str(h, tn, 'command');
     if (!command) return fail(tn, 'command', 'required');
-    healthcheck = {
+    return {
       command,
       interval_sec: num(h, tn, 'interval_sec', 5, { min: 0 }),
       timeout_sec: positive(h, tn, 'timeout_sec', 30),
@@ -300,42 +312,186 @@ export function parseTaskConfig(text: string, file = 'task.toml'): ParsedTaskCon
       start_interval_sec: num(h, tn, 'start_interval_sec', 5, { min: 0 }),
       retries: num(h, tn, 'retries', 3, { int: true, min: 0 }),
     };
-  }
-  const allowInternet = e.allow_internet ?? true;
-  if (typeof allowInternet !== 'boolean') fail('environment', 'allow_internet', 'expected true or false');
-  const gpuTypes =
-    e.gpu_types === undefined || e.gpu_types === null ? null : strList(e, 'environment', 'gpu_types');
-  const mcp = e.mcp_servers ?? [];
-  if (!Array.isArray(mcp) || mcp.some((x) => !isTable(x)))
-    fail('environment', 'mcp_servers', 'expected a list of tables');
-  const environment = {
-    build_timeout_sec: positive(e, 'environment', 'build_timeout_sec', 600),
-    docker_image: str(e, 'environment', 'docker_image'),
-    cpus: positive(e, 'environment', 'cpus', 1),
-    memory_mb: memoryMb,
-    storage_mb: storageMb,
-    gpus: num(e, 'environment', 'gpus', 0, { int: true, min: 0 }),
-    gpu_types: gpuTypes,
-    allow_internet: allowInternet as boolean,
-    ...network(e, 'environment'),
-    env: envTable(e, 'environment', 'env'),
-    workdir: str(e, 'environment', 'workdir'),
-    skills_dir: str(e, 'environment', 'skills_dir'),
-    mcp_servers: mcp as Record<string, unknown>[],
-    healthcheck,
   };
+  /** `[environment]`, and the same keys in `[verifier.environment]` and a step's. */
+  const environmentOf = (e: Table, tn: string): TaskConfig['environment'] => {
+    let memoryMb = positive(e, tn, 'memory_mb', 2048, true);
+    let storageMb = positive(e, tn, 'storage_mb', 10240, true);
+    for (const [legacy, apply] of [
+      ['memory', (mb: number) => (memoryMb = mb)],
+      ['storage', (mb: number) => (storageMb = mb)],
+    ] as const) {
+      const raw = e[legacy];
+      if (raw === undefined) continue;
+      const mb = typeof raw === 'string' ? parseSizeToMb(raw) : null;
+      if (mb === null || mb <= 0) {
+        fail(tn, legacy, `expected a size like "2G" or "512M", got ${JSON.stringify(raw)}`);
+      } else {
+        apply(mb);
+        warnings.push(`[${tn}].${legacy} is deprecated: read as ${legacy}_mb = ${mb}`);
+      }
+    }
+    const healthcheck =
+      e.healthcheck === undefined ? null : healthcheckOf(e.healthcheck, `${tn}.healthcheck`);
+    const allowInternet = e.allow_internet ?? true;
+    if (typeof allowInternet !== 'boolean') fail(tn, 'allow_internet', 'expected true or false');
+    const gpuTypes = e.gpu_types === undefined || e.gpu_types === null ? null : strList(e, tn, 'gpu_types');
+    const mcp = e.mcp_servers ?? [];
+    if (!Array.isArray(mcp) || mcp.some((x) => !isTable(x)))
+      fail(tn, 'mcp_servers', 'expected a list of tables');
+    const os = (str(e, tn, 'os') ?? 'linux').toLowerCase();
+    if (os !== 'linux' && os !== 'windows') fail(tn, 'os', `expected linux or windows, got "${os}"`);
+    return {
+      build_timeout_sec: positive(e, tn, 'build_timeout_sec', 600),
+      docker_image: str(e, tn, 'docker_image'),
+      os: os as 'linux' | 'windows',
+      cpus: positive(e, tn, 'cpus', 1),
+      memory_mb: memoryMb,
+      storage_mb: storageMb,
+      gpus: num(e, tn, 'gpus', 0, { int: true, min: 0 }),
+      gpu_types: gpuTypes,
+      allow_internet: allowInternet as boolean,
+      ...network(e, tn),
+      env: envTable(e, tn, 'env'),
+      workdir: str(e, tn, 'workdir'),
+      skills_dir: str(e, tn, 'skills_dir'),
+      mcp_servers: mcp as Record<string, unknown>[],
+      healthcheck,
+    };
+  };
+  const environment = environmentOf(table(doc, 'environment', 'environment'), 'environment');
   const source = doc.source === undefined ? null : str(doc, '', 'source');
+
+  /** `environment_mode` and `[… .environment]` of a verifier table (task or step). */
+  const verifierEnvironment = (t: Table, tn: string) => {
+    const mode = str(t, tn, 'environment_mode');
+    if (mode !== null && mode !== 'shared' && mode !== 'separate') {
+      return fail(tn, 'environment_mode', `expected "shared" or "separate", got "${mode}"`);
+    }
+    const env =
+      t.environment === undefined
+        ? null
+        : environmentOf(table(t, 'environment', `${tn}.environment`), `${tn}.environment`);
+    if (mode === 'shared' && env !== null) {
+      return fail(
+        tn,
+        'environment_mode',
+        `"shared" cannot be used with [${tn}.environment]: remove the environment or set environment_mode = "separate"`,
+      );
+    }
+    return { environment_mode: mode as 'shared' | 'separate' | null, environment: env };
+  };
+  /** `artifacts = ["/path", {source, destination, exclude}]` (task or step level). */
+  const artifactsOf = (t: Table, tn: string): TaskConfig['artifacts'] => {
+    const raw = t.artifacts;
+    if (raw === undefined) return [];
+    if (!Array.isArray(raw))
+      return fail(tn, 'artifacts', 'expected a list of paths or {source, destination} tables');
+    return raw.map((item) => {
+      const entry = typeof item === 'string' ? { source: item } : isTable(item) ? item : null;
+      if (!entry || typeof entry.source !== 'string') {
+        return fail(tn, 'artifacts', 'each artifact is a path or a table with a string `source`');
+      }
+      const source = entry.source;
+      if (!source.startsWith('/') || source.includes('\0')) {
+        return fail(tn, 'artifacts', `source "${source}" must be an absolute path in the environment`);
+      }
+      const destination =
+        entry.destination === undefined || entry.destination === null ? null : entry.destination;
+      if (destination !== null) {
+        if (typeof destination !== 'string') return fail(tn, 'artifacts', 'destination must be a string');
+        const parts = destination.split('/').filter((p) => p !== '' && p !== '.');
+        if (
+          destination.startsWith('/') ||
+          parts.includes('..') ||
+          parts.length === 0 ||
+          destination.includes('\\')
+        ) {
+          return fail(
+            tn,
+            'artifacts',
+            `destination "${destination}" must be a relative path without ".." (it names a file under the attempt's artifacts/)`,
+          );
+        }
+      }
+      const exclude = entry.exclude ?? [];
+      if (!Array.isArray(exclude) || exclude.some((x) => typeof x !== 'string')) {
+        return fail(tn, 'artifacts', 'exclude must be a list of strings');
+      }
+      return { source, destination: destination as string | null, exclude: exclude as string[] };
+    });
+  };
+  const verifierFull = { ...verifier, ...verifierEnvironment(v, 'verifier') };
+
+  const strategyRaw = str(doc, '', 'multi_step_reward_strategy');
+  if (strategyRaw !== null && strategyRaw !== 'mean' && strategyRaw !== 'final') {
+    fail('', 'multi_step_reward_strategy', `expected "mean" or "final", got "${strategyRaw}"`);
+  }
+  let steps: TaskConfig['steps'] = null;
+  if (doc.steps !== undefined) {
+    if (!Array.isArray(doc.steps) || doc.steps.some((x) => !isTable(x))) {
+      return fail('', 'steps', 'expected [[steps]] tables');
+    }
+    const seen = new Set<string>();
+    steps = (doc.steps as Table[]).map((step) => {
+      const tn = 'steps';
+      const name = str(step, tn, 'name');
+      if (!name) return fail(tn, 'name', 'every [[steps]] needs a name');
+      // the name is a folder under steps/: one plain path component
+      if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name) || name.includes('..') || name.length > 100) {
+        return fail(tn, 'name', `"${name}" must be a folder name of letters, digits, ".", "_" or "-"`);
+      }
+      if (seen.has(name)) return fail(tn, 'name', `"${name}" is used by two steps`);
+      seen.add(name);
+      for (const key of Object.keys(step)) {
+        if (!['name', 'agent', 'verifier', 'min_reward', 'healthcheck', 'artifacts'].includes(key)) {
+          warnings.push(`unknown key [[steps]].${key} ignored (step ${name})`);
+        }
+      }
+      const sa = table(step, 'agent', 'steps.agent');
+      const sv = table(step, 'verifier', 'steps.verifier');
+      const minRaw = step.min_reward;
+      let minReward: StepMinReward = null;
+      if (typeof minRaw === 'number') minReward = minRaw;
+      else if (isTable(minRaw) && Object.values(minRaw).every((x) => typeof x === 'number')) {
+        minReward = minRaw as Record<string, number>;
+      } else if (minRaw !== undefined) {
+        return fail(tn, 'min_reward', `step ${name}: expected a number or a table of numbers`);
+      }
+      return {
+        name,
+        agent: {
+          timeout_sec: sa.timeout_sec === undefined ? null : positive(sa, 'steps.agent', 'timeout_sec', 1),
+          user: user(sa, 'steps.agent'),
+        },
+        verifier: {
+          timeout_sec: sv.timeout_sec === undefined ? null : positive(sv, 'steps.verifier', 'timeout_sec', 1),
+          env: envTable(sv, 'steps.verifier', 'env'),
+          user: user(sv, 'steps.verifier'),
+          ...verifierEnvironment(sv, 'steps.verifier'),
+        },
+        min_reward: minReward,
+        healthcheck:
+          step.healthcheck === undefined ? null : healthcheckOf(step.healthcheck, 'steps.healthcheck'),
+        artifacts: artifactsOf(step, 'steps'),
+      };
+    });
+    if (steps.length === 0) return fail('', 'steps', 'a multi-step task needs at least one [[steps]]');
+  }
 
   return {
     config: {
       schema_version: schemaVersion as string,
       task,
       metadata,
-      verifier,
+      verifier: verifierFull,
       agent,
       solution,
       environment,
       source,
+      artifacts: artifactsOf(doc, ''),
+      steps,
+      multi_step_reward_strategy: strategyRaw as 'mean' | 'final' | null,
     },
     warnings,
     raw: doc,

@@ -80,12 +80,15 @@ describe('parseTaskDir', () => {
       user: 'verifier',
       network_mode: null,
       allowed_hosts: [],
+      environment_mode: null,
+      environment: null,
     });
     expect(c.agent).toEqual({ timeout_sec: 120, user: 1000, network_mode: null, allowed_hosts: [] });
     expect(c.solution).toEqual({ env: { SOLUTION_HINT: 'yes' } });
     expect(c.environment).toEqual({
       build_timeout_sec: 300,
       docker_image: null,
+      os: 'linux',
       cpus: 2,
       memory_mb: 4096,
       storage_mb: 8192,
@@ -139,7 +142,11 @@ describe('parseTaskDir', () => {
       user: null,
       network_mode: null,
       allowed_hosts: [],
+      environment_mode: null,
+      environment: null,
     });
+    expect(m.config.steps).toBeNull();
+    expect(m.config.artifacts).toEqual([]);
     expect(m.config.agent).toEqual({ timeout_sec: null, user: null, network_mode: null, allowed_hosts: [] });
     expect(m.config.environment.memory_mb).toBe(2048);
     expect(m.config.environment.storage_mb).toBe(10240);
@@ -171,13 +178,53 @@ describe('parseTaskDir', () => {
     expect(m.config.environment.allowed_hosts).toEqual(['example.com']);
   });
 
+  it('reads a multi-step task: steps, their files, the reward strategy', async () => {
+    const m = await parse('multi-step');
+    expect(m.unsupported_reason).toBeNull();
+    // no step has solution/: the task's solution/solve.sh serves every step
+    expect(m.has_solution).toBe(true);
+    expect(m.config.multi_step_reward_strategy).toBe('final');
+    expect(m.config.steps).toEqual([
+      {
+        name: '01-setup',
+        agent: { timeout_sec: 30, user: null },
+        verifier: { timeout_sec: null, env: {}, user: null, environment_mode: null, environment: null },
+        min_reward: 1,
+        healthcheck: null,
+        artifacts: [],
+      },
+      {
+        name: '02-finish',
+        agent: { timeout_sec: null, user: null },
+        verifier: {
+          timeout_sec: 20,
+          env: { PHASE: 'finish' },
+          user: null,
+          environment_mode: null,
+          environment: null,
+        },
+        min_reward: null,
+        healthcheck: null,
+        artifacts: [{ source: '/app/out.txt', destination: null, exclude: [] }],
+      },
+    ]);
+  });
+
+  it('reads a separate verifier and declared artifacts', async () => {
+    const m = await parse('verifier-env');
+    expect(m.unsupported_reason).toBeNull();
+    expect(m.config.verifier.environment_mode).toBe('separate');
+    expect(m.config.artifacts).toEqual([
+      { source: '/tmp/answer.txt', destination: null, exclude: [] },
+      { source: '/app/report', destination: 'reports/final', exclude: [] },
+    ]);
+  });
+
   it.each([
-    ['multi-step', 'multi-step task (steps/) is not supported yet'],
     [
-      'verifier-env',
-      'separate verifier environment is not supported yet (the verifier runs in the task environment)',
+      'compose-env',
+      "environment/docker-compose.yaml: services.main: image: main's image is environment/Dockerfile or [environment].docker_image; environment/Dockerfile is missing and [environment].docker_image is not set",
     ],
-    ['compose-env', 'docker-compose environment (environment/docker-compose.yaml) is not supported yet'],
     ['windows-bat', 'Windows batch script (tests/test.bat) is not supported: tasks run in Linux containers'],
     ['missing-tests', 'tests/test.sh is missing'],
   ])('flags the unsupported shape of %s', async (name, reason) => {

@@ -3,8 +3,10 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type TaskConfig, TaskManifest } from '@osmosis/contracts';
+import { COMPOSE_FILES, type ComposeCheck, checkComposeFile } from './compose-policy.ts';
 import { digestFiles, type WalkedFile, walkFiles } from './files.ts';
 import { categoryOf, difficultyOf, parseTaskConfig, TaskConfigError, tagsOf } from './task-config.ts';
+import { isMultiStep, separateVerifierContext, sharedTestScript, trialSteps } from './task-shape.ts';
 
 export interface ParseTaskDirOptions {
   /** name to use when task.toml has no [task].name (default: the folder's name) */
@@ -16,46 +18,65 @@ export function defaultTaskConfig(): TaskConfig {
   return parseTaskConfig('').config;
 }
 
-const COMPOSE_FILES = ['docker-compose.yaml', 'docker-compose.yml', 'compose.yaml', 'compose.yml'];
-
-/** Why the platform cannot run a task of this shape yet, or null. */
+/** Why the platform cannot run a task of this shape, or null. `compose`: the checked compose file, if any. */
 export function unsupportedReasonOf(
   files: WalkedFile[],
-  raw: Record<string, unknown> | null,
+  _raw: Record<string, unknown> | null,
   config: TaskConfig,
+  compose: ComposeCheck | null = null,
 ): string | null {
   const has = (p: string) => files.some((f) => f.path === p);
-  const under = (dir: string) => files.some((f) => f.path.startsWith(`${dir}/`));
   const reasons: string[] = [];
-  if (under('steps') || (raw && 'steps' in raw)) {
-    reasons.push('multi-step task (steps/) is not supported yet');
-  }
-  const verifierRaw = raw?.verifier;
-  const verifierTable =
-    typeof verifierRaw === 'object' && verifierRaw !== null ? (verifierRaw as Record<string, unknown>) : {};
-  if (
-    has('tests/Dockerfile') ||
-    under('tests/environment') ||
-    under('verifier/environment') ||
-    'environment' in verifierTable ||
-    'docker_image' in verifierTable
-  ) {
-    reasons.push(
-      'separate verifier environment is not supported yet (the verifier runs in the task environment)',
-    );
-  }
-  const compose = COMPOSE_FILES.find((f) => has(`environment/${f}`));
-  if (compose) reasons.push(`docker-compose environment (environment/${compose}) is not supported yet`);
   const bat = files.find((f) => f.path.toLowerCase().endsWith('.bat'));
-  if (bat) reasons.push(`Windows batch script (${bat.path}) is not supported: tasks run in Linux containers`);
-  if (!has('tests/test.sh') && !bat) reasons.push('tests/test.sh is missing');
-  if (!compose && !has('environment/Dockerfile') && !config.environment.docker_image) {
+  if (config.environment.os === 'windows') {
+    reasons.push('[environment].os = "windows" is not supported: tasks run in Linux containers');
+  } else if (bat) {
+    reasons.push(`Windows batch script (${bat.path}) is not supported: tasks run in Linux containers`);
+  }
+  if (compose) reasons.push(...compose.problems);
+  if (!has('environment/Dockerfile') && !config.environment.docker_image) {
     reasons.push('environment/Dockerfile is missing and [environment].docker_image is not set');
+  }
+  for (const step of trialSteps(config)) {
+    const label = step.name ? `step ${step.name}: ` : '';
+    if (step.name && !has(`${step.dir}/instruction.md`))
+      reasons.push(`${step.dir}/instruction.md is missing`);
+    if (step.verifierMode === 'shared') {
+      if (!sharedTestScript(step, has) && !bat) {
+        reasons.push(
+          step.name ? `${step.dir}/tests/test.sh and tests/test.sh are missing` : 'tests/test.sh is missing',
+        );
+      }
+      continue;
+    }
+    const context = separateVerifierContext(step, has);
+    if (context && !has(`${context}/Dockerfile`)) {
+      reasons.push(
+        `${label}the separate verifier is built from ${context}/Dockerfile, which is missing (or set docker_image in [verifier.environment])`,
+      );
+    } else if (!context && !sharedTestScript(step, has)) {
+      reasons.push(`${label}tests/test.sh is missing (it is copied into the verifier's prebuilt image)`);
+    }
+    if ((step.verifierEnvironment?.gpus ?? 0) > 0)
+      reasons.push(`${label}the verifier environment needs GPUs; sandboxes have none`);
   }
   if (config.environment.gpus > 0) {
     reasons.push(`needs ${config.environment.gpus} GPU(s); sandboxes have none`);
   }
-  return reasons.length ? reasons.join('; ') : null;
+  return reasons.length ? [...new Set(reasons)].join('; ') : null;
+}
+
+/** The task's compose file under environment/, checked (null when it has none). */
+export async function composeCheckOf(dir: string, files: WalkedFile[]): Promise<ComposeCheck | null> {
+  const name = COMPOSE_FILES.find((f) =>
+    files.some((x) => x.path === `environment/${f}` && x.kind === 'file'),
+  );
+  if (!name) return null;
+  const envFiles = files
+    .filter((f) => f.path.startsWith('environment/') && f.kind === 'file')
+    .map((f) => f.path.slice('environment/'.length));
+  const text = await readFile(path.join(dir, 'environment', name), 'utf8');
+  return checkComposeFile(text, name, envFiles);
 }
 
 export async function parseTaskDir(dir: string, options: ParseTaskDirOptions = {}): Promise<TaskManifest> {
@@ -87,6 +108,11 @@ export async function parseTaskDir(dir: string, options: ParseTaskDirOptions = {
   let instruction = '';
   if (has('instruction.md')) {
     instruction = await readFile(path.join(dir, 'instruction.md'), 'utf8');
+  } else if (!parseError && isMultiStep(config)) {
+    // a multi-step task's instructions are steps/<name>/instruction.md (checked below); the
+    // first one stands for the task where one instruction is shown
+    const first = `steps/${config.steps?.[0]?.name}/instruction.md`;
+    if (has(first)) instruction = await readFile(path.join(dir, first), 'utf8');
   } else {
     const msg = 'instruction.md: file is missing';
     parseError = parseError ? `${parseError}; ${msg}` : msg;
@@ -102,6 +128,9 @@ export async function parseTaskDir(dir: string, options: ParseTaskDirOptions = {
   );
   const digest = await digestFiles(dir, files);
   const metadata = config.metadata;
+  if (!parseError && !isMultiStep(config) && files.some((f) => f.path.startsWith('steps/'))) {
+    warnings.push('steps/ is ignored: task.toml declares no [[steps]] (the task runs as one step)');
+  }
   if (typeof metadata.difficulty === 'string' && difficultyOf(metadata) === null) {
     const d = metadata.difficulty.trim().toLowerCase();
     if (d !== 'unknown' && d !== '')
@@ -121,8 +150,17 @@ export async function parseTaskDir(dir: string, options: ParseTaskDirOptions = {
     env_digest: envDigest,
     files: files.map((f) => ({ path: f.path, size: f.size })),
     has_dockerfile: has('environment/Dockerfile'),
-    has_solution: has('solution/solve.sh'),
-    unsupported_reason: parseError ? null : unsupportedReasonOf(files, raw, config),
+    // a step's solution/ or, when it has none, the task's (Harbor's oracle falls back to it)
+    has_solution: isMultiStep(config)
+      ? (config.steps ?? []).every((s) =>
+          files.some((f) => f.path.startsWith(`steps/${s.name}/solution/`))
+            ? has(`steps/${s.name}/solution/solve.sh`)
+            : has('solution/solve.sh'),
+        )
+      : has('solution/solve.sh'),
+    unsupported_reason: parseError
+      ? null
+      : unsupportedReasonOf(files, raw, config, await composeCheckOf(dir, files)),
     parse_error: parseError,
     warnings,
   });

@@ -10,6 +10,7 @@ import type { FastifyReply } from 'fastify';
 import { isUuid } from '../auth.ts';
 import type { BlobSource } from '../routes/downloads.ts';
 import { faultsOfRuns } from '../services/workers.ts';
+import { stepsSection } from './attempt-steps.ts';
 import { intervalSvg, passAtKCurve } from './charts.ts';
 import { callApi, ok, type PageContext, PageError, page } from './context.ts';
 import { count, duration, type Html, html, pct, qs, raw, usd, when } from './html.ts';
@@ -328,7 +329,8 @@ export async function attemptPage(
   });
   const self = `/runs/${enc(name)}/attempts/${a.id}`;
   const verifierFiles = a.artifacts.filter(
-    (x) => x.path.startsWith('verifier/') && /\.(txt|json|log)$/.test(x.path),
+    // a multi-step task's verifier files are under steps/<name>/verifier/; ctrf.json among them
+    (x) => /^(steps\/[^/]+\/)?verifier\//.test(x.path) && /\.(txt|json|log)$/.test(x.path),
   );
   const verifier = await Promise.all(
     verifierFiles.slice(0, 5).map(async (x) => ({
@@ -387,6 +389,7 @@ ${a.errorClass || a.errorMessage ? html`<dt>Error</dt><dd><code>${a.errorClass ?
 <dt>Cost</dt><dd>${usd(a.costUsd)}${a.judgeCostUsd ? html` + judge ${usd(a.judgeCostUsd)}` : ''}</dd>
 <dt>Tries</dt><dd>${a.tryCount}</dd>
 <dt>Started / finished</dt><dd>${when(a.startedAt)} / ${when(a.finishedAt)}</dd></dl>
+${stepsSection(a.steps)}
 ${
   history.length
     ? html`<h2>Earlier tries (retried)</h2><table><thead><tr><th>Try</th><th>Outcome</th><th>Error</th></tr></thead><tbody>${history.map(

@@ -9,6 +9,7 @@
 //                                 poll the run's status with their lease heartbeat); status stopped
 import {
   type AttemptInfo,
+  AttemptSteps,
   type ProgressSnapshot,
   RUN_INFO_MAX_ATTEMPTS,
   RunEventsQuery,
@@ -381,6 +382,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         cache_tokens: a.cacheTokens,
         started_at: iso(a.startedAt),
         finished_at: iso(a.finishedAt),
+        steps: AttemptSteps.catch(null).parse(a.steps ?? null),
       }));
       return {
         data: {

@@ -12,6 +12,7 @@ import {
 } from '@osmosis/core';
 import type { Db, Prisma } from '@osmosis/db';
 import type { ExecutionResult } from './executor.ts';
+import { phaseColumns, resultColumns } from './result-columns.ts';
 
 type Tx = Prisma.TransactionClient;
 
@@ -277,25 +278,9 @@ export async function finalizeAttempt(
       data: {
         status: 'finished',
         outcome: result.outcome,
-        reward: result.reward ?? null,
-        rewards: (result.rewards ?? undefined) as Prisma.InputJsonValue | undefined,
+        ...resultColumns(result),
         errorClass:
           result.outcome === 'errored' ? (result.errorClass ?? 'platform') : (result.errorClass ?? null),
-        errorMessage: result.errorMessage ?? null,
-        envMs: result.envMs ?? null,
-        agentSetupMs: result.agentSetupMs ?? null,
-        agentMs: result.agentMs ?? null,
-        verifierMs: result.verifierMs ?? null,
-        agentExitCode: result.agentExitCode ?? null,
-        agentTimedOut: result.agentTimedOut ?? null,
-        costUsd: result.costUsd ?? null,
-        inputTokens: result.inputTokens ?? null,
-        outputTokens: result.outputTokens ?? null,
-        cacheTokens: result.cacheTokens ?? null,
-        judgeCostUsd: result.judgeCostUsd ?? null,
-        judgeInputTokens: result.judgeInputTokens ?? null,
-        judgeOutputTokens: result.judgeOutputTokens ?? null,
-        harnessInfo: (result.harnessInfo ?? undefined) as Prisma.InputJsonValue | undefined,
         finishedAt,
         leaseOwner: null,
         leaseExpiresAt: null,
@@ -365,10 +350,7 @@ export async function cancelAttemptTx(
       finishedAt: new Date(),
       leaseOwner: null,
       leaseExpiresAt: null,
-      envMs: partial?.envMs ?? undefined,
-      agentSetupMs: partial?.agentSetupMs ?? undefined,
-      agentMs: partial?.agentMs ?? undefined,
-      verifierMs: partial?.verifierMs ?? undefined,
+      ...phaseColumns(partial),
     },
   });
   await tx.runEvent.create({

@@ -12,7 +12,14 @@
 
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { agentSecretRefs, effectiveEnv, RunAgentSpec, RunConfig, TaskConfig } from '@osmosis/contracts';
+import {
+  AttemptResult,
+  agentSecretRefs,
+  effectiveEnv,
+  RunAgentSpec,
+  RunConfig,
+  TaskConfig,
+} from '@osmosis/contracts';
 import {
   createScrubber,
   decryptSecretValue,
@@ -237,28 +244,9 @@ export function createPipelineExecutor(options: PipelineExecutorOptions): Attemp
       const prefix = `runs/${execution.runId}/attempts/${execution.attemptId}/try-${execution.leaseToken}`;
       const scrubber = createScrubber(scrub, { minLength: scrubMinLength });
       const artifacts = await storeArtifacts(options.storage, prefix, result.artifacts, scrubber);
-      return {
-        outcome: result.outcome,
-        reward: result.reward,
-        rewards: result.rewards,
-        errorClass: result.errorClass,
-        errorMessage: result.errorMessage,
-        envMs: result.envMs,
-        agentSetupMs: result.agentSetupMs,
-        agentMs: result.agentMs,
-        verifierMs: result.verifierMs,
-        agentExitCode: result.agentExitCode,
-        agentTimedOut: result.agentTimedOut,
-        costUsd: result.costUsd,
-        inputTokens: result.inputTokens,
-        outputTokens: result.outputTokens,
-        cacheTokens: result.cacheTokens,
-        judgeCostUsd: result.judgeCostUsd,
-        judgeInputTokens: result.judgeInputTokens,
-        judgeOutputTokens: result.judgeOutputTokens,
-        harnessInfo: result.harnessInfo,
-        artifacts,
-      };
+      // the trial's result is contracts' AttemptResult plus worker-only fields (dropped by the
+      // schema); the stored artifacts replace its host files, its events were sent through `log`
+      return AttemptResult.parse({ ...result, artifacts, events: [] });
     } finally {
       releaseSecrets();
       await rm(artifactsDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 // Basic run views: GET /v1/runs, GET /v1/runs/:name, GET /v1/runs/:name/events, and
 // POST /v1/runs/:name/stop. Scores come from the results contracts (api/results.ts).
 import { z } from 'zod';
+import { AttemptSteps } from '../attempt-result.ts';
 import { EventCursor, listOf, MAX_PAGE_SIZE, PageQuery, Timestamp } from './common.ts';
 import { ProgressSnapshot, RunResults, RunStatusName, StreamRunEvent } from './results.ts';
 import { RunFaults } from './workers.ts';
@@ -94,6 +95,8 @@ export const AttemptInfo = z.object({
   cache_tokens: z.number().int().nullable(),
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
+  /** each step of a multi-step task (name, outcome, reward, times); null for a single-step task */
+  steps: AttemptSteps.optional(),
 });
 export type AttemptInfo = z.infer<typeof AttemptInfo>;
 

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+
+/**
+ * What one execution of an attempt came to, declared once: the worker's trial returns it, the
+ * attempt processor validates it, the lease code writes its columns (`ATTEMPT_RESULT_COLUMNS`),
+ * and the API reads the same columns and the `steps` JSON back.
+ */
+
+export const AttemptOutcome = z.enum(['passed', 'failed', 'errored', 'cancelled']);
+export type AttemptOutcome = z.infer<typeof AttemptOutcome>;
+
+/** Failure classes (ARCHITECTURE invariant 5). Only infrastructure classes are retried. */
+export const AttemptErrorClass = z.enum([
+  'environment_build',
+  'environment_start',
+  'provider',
+  'harness_crash',
+  'verifier_crash',
+  'verifier_missing_reward',
+  'verifier_timeout',
+  'agent_timeout',
+  // not infrastructure: the class of a `failed` attempt whose agent wrote past storage_mb
+  'storage_limit_exceeded',
+  'platform',
+  /** the Docker engine was unreachable or failing: re-run without using a retry (not the task's fault) */
+  'engine_unavailable',
+  'cancelled',
+]);
+export type AttemptErrorClass = z.infer<typeof AttemptErrorClass>;
+
+export const AttemptEvent = z.object({
+  level: z.enum(['debug', 'info', 'warn', 'error']),
+  step: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+  timestamp: z.coerce.date().optional(),
+});
+export type AttemptEvent = z.infer<typeof AttemptEvent>;
+
+const ms = z.number().int().nonnegative().nullable();
+
+/**
+ * One step of a multi-step task as it ran (stored in `attempts.steps`, shown by `runs info
+ * --json`, results.csv and the attempt page). `skipped`: not run, an earlier step ended the trial.
+ */
+export const AttemptStepResult = z.object({
+  name: z.string(),
+  outcome: z.enum(['passed', 'failed', 'errored', 'skipped']),
+  reward: z.number().nullable(),
+  rewards: z.record(z.string(), z.number()).nullable(),
+  error_class: z.string().nullable(),
+  error_message: z.string().nullable(),
+  agent_ms: ms,
+  verifier_ms: ms,
+  agent_exit_code: z.number().int().nullable(),
+  agent_timed_out: z.boolean().nullable(),
+});
+export type AttemptStepResult = z.infer<typeof AttemptStepResult>;
+
+/** `attempts.steps`: each step of a multi-step task; null for a single-step task. */
+export const AttemptSteps = z.array(AttemptStepResult).nullable();
+
+export const StoredArtifact = z.object({
+  path: z.string(),
+  size: z.number().int().nonnegative(),
+  storageKey: z.string(),
+});
+export type StoredArtifact = z.infer<typeof StoredArtifact>;
+
+/** Every field of a finished execution; the columns are named as the `attempts` model's fields. */
+export const AttemptResult = z.object({
+  outcome: AttemptOutcome,
+  reward: z.number().nullable(),
+  /** the whole reward.json map (or {reward} from reward.txt); per-key step means for multi-step */
+  rewards: z.record(z.string(), z.number()).nullable(),
+  errorClass: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  /** phase durations: environment, agent setup, agent and verifier (summed over steps) */
+  envMs: ms,
+  agentSetupMs: ms,
+  agentMs: ms,
+  verifierMs: ms,
+  agentExitCode: z.number().int().nullable(),
+  agentTimedOut: z.boolean().nullable(),
+  costUsd: z.number().nullable(),
+  inputTokens: z.number().int().nullable(),
+  outputTokens: z.number().int().nullable(),
+  cacheTokens: z.number().int().nullable(),
+  /** usage of a worker-side verifier (judge), kept apart from the agent's */
+  judgeCostUsd: z.number().nullable(),
+  judgeInputTokens: z.number().int().nullable(),
+  judgeOutputTokens: z.number().int().nullable(),
+  /** the harness's HarnessInfo (contracts), stored as attempts.harness_info */
+  harnessInfo: z.unknown(),
+  /** each step of a multi-step task; null for a single-step task */
+  steps: AttemptSteps,
+  /** files already stored in artifact storage */
+  artifacts: z.array(StoredArtifact),
+  /** lifecycle events not already sent through the execution's `log` */
+  events: z.array(AttemptEvent),
+});
+export type AttemptResult = z.infer<typeof AttemptResult>;
+
+/**
+ * What an executor may return: any part of AttemptResult but the outcome (a dispatcher test's
+ * fake, a result made before anything ran). Missing fields are stored as null.
+ */
+export const ExecutionResult = AttemptResult.partial().required({ outcome: true });
+export type ExecutionResult = z.infer<typeof ExecutionResult>;
+
+/** The fields of AttemptResult that are columns of `attempts` (same names as the Prisma model). */
+export const ATTEMPT_RESULT_COLUMNS = [
+  'reward',
+  'rewards',
+  'errorClass',
+  'errorMessage',
+  'envMs',
+  'agentSetupMs',
+  'agentMs',
+  'verifierMs',
+  'agentExitCode',
+  'agentTimedOut',
+  'costUsd',
+  'inputTokens',
+  'outputTokens',
+  'cacheTokens',
+  'judgeCostUsd',
+  'judgeInputTokens',
+  'judgeOutputTokens',
+  'harnessInfo',
+  'steps',
+] as const satisfies readonly (keyof AttemptResult)[];
+
+/** The phase columns a cancelled execution keeps. */
+export const ATTEMPT_PHASE_COLUMNS = [
+  'envMs',
+  'agentSetupMs',
+  'agentMs',
+  'verifierMs',
+] as const satisfies readonly (keyof AttemptResult)[];

@@ -1,0 +1,327 @@
+// The task's environment/docker-compose.yaml is the benchmark author's input: it names host
+// paths, devices, capabilities, networks and images. Only a small set of keys that stay inside
+// the attempt is accepted; everything else is refused at sync (unsupported_reason naming the
+// service and the key) and again by the worker before anything starts. What it may not do:
+// mount or read a host path (bind volumes, volume driver options, env_file, secrets, configs,
+// build contexts or Dockerfiles outside environment/), gain privileges (privileged, cap_add,
+// devices, security_opt, sysctls, ulimits, userns/pid/ipc/uts/cgroup modes, runtime), reach a
+// network the platform did not make for the attempt (network_mode, networks, ports, logging
+// drivers, build network), or collide with other attempts (container_name, project name).
+import { parse } from 'yaml';
+
+export const COMPOSE_FILES = ['docker-compose.yaml', 'docker-compose.yml', 'compose.yaml', 'compose.yml'];
+
+/** The service the agent and the verifier run in (Harbor's name). */
+export const MAIN_SERVICE = 'main';
+
+export type DependsOnCondition = 'service_started' | 'service_healthy' | 'service_completed_successfully';
+
+export interface ComposeService {
+  name: string;
+  /** build context and Dockerfile, relative to environment/ (already checked to be inside it) */
+  build: { context: string; dockerfile: string } | null;
+  image: string | null;
+  hasHealthcheck: boolean;
+  dependsOn: Record<string, DependsOnCondition>;
+}
+
+export interface ComposeCheck {
+  /** `environment/<name>` */
+  file: string;
+  services: ComposeService[];
+  /** named volumes the file declares */
+  volumes: string[];
+  /** one sentence per refused key; empty when the file may run */
+  problems: string[];
+}
+
+const SERVICE_KEYS = new Set([
+  'build',
+  'image',
+  'command',
+  'entrypoint',
+  'environment',
+  'expose',
+  'healthcheck',
+  'depends_on',
+  'working_dir',
+  'user',
+  'volumes',
+  'tmpfs',
+  'labels',
+  'hostname',
+  'domainname',
+  'stop_signal',
+  'stop_grace_period',
+  'init',
+  'restart',
+  'read_only',
+  'shm_size',
+  'stdin_open',
+  'tty',
+  'extra_hosts',
+  'links',
+  // limits: replaced by the platform's (the task's own for main, the operator's maximums for sidecars)
+  'cpus',
+  'mem_limit',
+  'memswap_limit',
+  'mem_reservation',
+  'pids_limit',
+  'pull_policy',
+]);
+
+/** Keys refused with the reason a reader needs (any other unknown key gets a generic one). */
+const REFUSED: Record<string, string> = {
+  privileged: 'privileged mode gives the container the host’s devices and capabilities',
+  cap_add: 'capabilities beyond the sandbox set are not granted',
+  devices: 'host devices are not passed to containers',
+  device_cgroup_rules: 'host devices are not passed to containers',
+  gpus: 'no GPU is passed to containers',
+  security_opt: 'security options (seccomp, apparmor, no-new-privileges) are the platform’s',
+  sysctls: 'kernel parameters are not set by tasks',
+  ulimits: 'resource limits are the platform’s',
+  network_mode:
+    'services join the network the platform makes for the attempt (host and container modes reach outside it)',
+  networks: 'services join the network the platform makes for the attempt',
+  ports: 'ports are never published on the host (services reach each other by name on the attempt’s network)',
+  external_links: 'containers outside the attempt cannot be linked',
+  pid: 'the host’s or another container’s process namespace is not shared',
+  ipc: 'the host’s or another container’s IPC namespace is not shared',
+  uts: 'the host’s UTS namespace is not shared',
+  userns_mode: 'the user namespace is the platform’s',
+  cgroup: 'the cgroup namespace is the platform’s',
+  cgroup_parent: 'the cgroup is the platform’s',
+  runtime: 'the container runtime is the platform’s',
+  isolation: 'the isolation technology is the platform’s',
+  volumes_from: 'volumes of other containers are not mounted',
+  env_file: 'env_file reads a file on the worker host (use environment:)',
+  secrets: 'secrets read files on the worker host',
+  configs: 'configs read files on the worker host',
+  extends: 'extends reads other files (write the service out in full)',
+  container_name: 'container names are the platform’s (attempts run side by side)',
+  deploy: 'deploy (replicas, resources, devices) is not supported',
+  scale: 'scale is not supported',
+  logging: 'log drivers other than the engine’s default can send logs off the host',
+  storage_opt: 'storage options are the platform’s',
+  oom_kill_disable: 'the OOM killer stays on',
+  oom_score_adj: 'OOM scores are the platform’s',
+  group_add: 'supplementary groups of the host are not added',
+  credential_spec: 'credential specs are not supported',
+  platform: 'images run on the worker’s platform',
+  profiles: 'profiles are not supported (every service runs)',
+  blkio_config: 'block IO settings are the platform’s',
+  cpuset: 'CPU sets are the platform’s',
+  mac_address: 'MAC addresses are the platform’s',
+};
+
+const TOP_LEVEL_REFUSED: Record<string, string> = {
+  networks: 'the platform makes the attempt’s network',
+  secrets: 'secrets read files on the worker host',
+  configs: 'configs read files on the worker host',
+  name: 'the project name is the platform’s (attempts run side by side)',
+  include: 'other compose files are not read',
+};
+
+const SERVICE_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
+const VOLUME_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
+
+function isMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A relative path that stays inside its folder (no absolute path, no `..`, no URL, no `~`). */
+function insidePath(value: string): string | null {
+  if (value === '' || value.startsWith('/') || value.startsWith('~') || value.includes('\\')) return null;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(value) || value.includes('\0')) return null; // URLs, git contexts
+  const parts: string[] = [];
+  for (const part of value.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') return null;
+    parts.push(part);
+  }
+  return parts.join('/') || '.';
+}
+
+/**
+ * Checks a compose file against what the platform runs. `envFiles`: the paths of the task's
+ * files under environment/ (relative to it), to check build contexts and Dockerfiles exist.
+ */
+export function checkComposeFile(text: string, fileName: string, envFiles: readonly string[]): ComposeCheck {
+  const file = `environment/${fileName}`;
+  const problems: string[] = [];
+  const out: ComposeCheck = { file, services: [], volumes: [], problems };
+  let doc: unknown;
+  try {
+    doc = parse(text, { maxAliasCount: 100, merge: true });
+  } catch (error) {
+    problems.push(
+      `${file}: invalid YAML: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
+    );
+    return out;
+  }
+  if (!isMap(doc)) {
+    problems.push(`${file}: expected a mapping with services:`);
+    return out;
+  }
+  for (const key of Object.keys(doc)) {
+    if (key.startsWith('x-') || key === 'version' || key === 'services' || key === 'volumes') continue;
+    problems.push(`${file}: ${key}: ${TOP_LEVEL_REFUSED[key] ?? 'not supported by this platform'}`);
+  }
+  const volumes = doc.volumes ?? {};
+  if (!isMap(volumes)) problems.push(`${file}: volumes: expected a mapping of volume names`);
+  else {
+    for (const [name, spec] of Object.entries(volumes)) {
+      if (!VOLUME_NAME.test(name)) problems.push(`${file}: volumes.${name}: not a valid volume name`);
+      if (spec !== null && !isMap(spec)) problems.push(`${file}: volumes.${name}: expected a mapping`);
+      for (const key of isMap(spec) ? Object.keys(spec) : []) {
+        if (key === 'labels' || key.startsWith('x-')) continue;
+        problems.push(
+          `${file}: volumes.${name}.${key}: volumes are the engine's local volumes made for the attempt (${key === 'driver_opts' ? 'driver options can mount host paths' : 'not supported'})`,
+        );
+      }
+      out.volumes.push(name);
+    }
+  }
+  const services = doc.services;
+  if (!isMap(services) || Object.keys(services).length === 0) {
+    problems.push(`${file}: services: expected a mapping of services`);
+    return out;
+  }
+  const names = new Set(Object.keys(services));
+  const hasFile = (p: string) => envFiles.includes(p);
+  for (const [name, raw] of Object.entries(services)) {
+    const where = `${file}: services.${name}`;
+    if (!SERVICE_NAME.test(name)) {
+      problems.push(`${where}: a service name is letters, digits, ".", "_" or "-" (at most 63)`);
+      continue;
+    }
+    const svc = raw ?? {};
+    if (!isMap(svc)) {
+      problems.push(`${where}: expected a mapping`);
+      continue;
+    }
+    for (const key of Object.keys(svc)) {
+      if (SERVICE_KEYS.has(key) || key.startsWith('x-')) continue;
+      problems.push(`${where}.${key}: ${REFUSED[key] ?? 'not supported by this platform'}`);
+    }
+    const service: ComposeService = {
+      name,
+      build: null,
+      image: null,
+      hasHealthcheck: isMap(svc.healthcheck) && svc.healthcheck.disable !== true,
+      dependsOn: {},
+    };
+    if (name === MAIN_SERVICE && (svc.build !== undefined || svc.image !== undefined)) {
+      problems.push(
+        `${where}: ${svc.build !== undefined ? 'build' : 'image'}: main's image is environment/Dockerfile or [environment].docker_image`,
+      );
+    } else if (svc.build !== undefined) {
+      const b = typeof svc.build === 'string' ? { context: svc.build } : svc.build;
+      if (!isMap(b) || typeof b.context !== 'string') {
+        problems.push(`${where}.build: expected a context folder or {context, dockerfile}`);
+      } else {
+        for (const key of Object.keys(b)) {
+          if (!['context', 'dockerfile', 'args', 'target', 'labels'].includes(key) && !key.startsWith('x-')) {
+            problems.push(
+              `${where}.build.${key}: not supported by this platform (builds have the platform's network)`,
+            );
+          }
+        }
+        const context = insidePath(b.context);
+        const dockerfile = typeof b.dockerfile === 'string' ? insidePath(b.dockerfile) : 'Dockerfile';
+        if (context === null) {
+          problems.push(`${where}.build.context: "${b.context}" must be a folder inside environment/`);
+        } else if (dockerfile === null) {
+          problems.push(`${where}.build.dockerfile: must be a path inside the build context`);
+        } else {
+          const df = context === '.' ? dockerfile : `${context}/${dockerfile}`;
+          if (!hasFile(df)) problems.push(`${where}.build: environment/${df} does not exist`);
+          service.build = { context, dockerfile };
+        }
+      }
+      if (typeof svc.image === 'string') service.image = svc.image;
+    } else if (typeof svc.image === 'string' && svc.image.trim() !== '') {
+      service.image = svc.image;
+    } else if (name !== MAIN_SERVICE) {
+      problems.push(`${where}: needs build: (a folder under environment/) or image: (present on the worker)`);
+    }
+    checkVolumes(where, svc.volumes, new Set(out.volumes), problems);
+    const deps = svc.depends_on;
+    if (deps !== undefined) {
+      const entries: [string, unknown][] = Array.isArray(deps)
+        ? deps.map((d) => [String(d), { condition: 'service_started' }])
+        : isMap(deps)
+          ? Object.entries(deps)
+          : [];
+      if (!Array.isArray(deps) && !isMap(deps))
+        problems.push(`${where}.depends_on: expected a list or a mapping`);
+      for (const [dep, spec] of entries) {
+        const condition = (isMap(spec) ? spec.condition : undefined) ?? 'service_started';
+        if (!names.has(dep) && dep !== MAIN_SERVICE) {
+          problems.push(`${where}.depends_on: no service named "${dep}"`);
+        } else if (
+          condition !== 'service_started' &&
+          condition !== 'service_healthy' &&
+          condition !== 'service_completed_successfully'
+        ) {
+          problems.push(
+            `${where}.depends_on.${dep}.condition: "${String(condition)}" is not a compose condition`,
+          );
+        } else {
+          service.dependsOn[dep] = condition;
+        }
+      }
+    }
+    out.services.push(service);
+  }
+  for (const service of out.services) {
+    for (const [dep, condition] of Object.entries(service.dependsOn)) {
+      const target = out.services.find((s) => s.name === dep);
+      if (condition === 'service_healthy' && target && !target.hasHealthcheck) {
+        problems.push(
+          `${file}: services.${service.name}.depends_on.${dep}: service_healthy needs a healthcheck on ${dep}`,
+        );
+      }
+    }
+  }
+  return out;
+}
+
+function checkVolumes(where: string, raw: unknown, declared: Set<string>, problems: string[]): void {
+  if (raw === undefined) return;
+  if (!Array.isArray(raw)) {
+    problems.push(`${where}.volumes: expected a list`);
+    return;
+  }
+  for (const entry of raw) {
+    if (typeof entry === 'string') {
+      const [source, target] = entry.split(':');
+      if (target === undefined) {
+        if (!source?.startsWith('/'))
+          problems.push(`${where}.volumes: "${entry}" is not an absolute container path`);
+        continue; // anonymous volume
+      }
+      if (!source || !declared.has(source)) {
+        problems.push(
+          `${where}.volumes: "${entry}" mounts a host path; only volumes declared under volumes: (or anonymous ones) are mounted`,
+        );
+      }
+      continue;
+    }
+    if (!isMap(entry)) {
+      problems.push(`${where}.volumes: expected "name:/path" or {type: volume, source, target}`);
+      continue;
+    }
+    const type = entry.type ?? 'volume';
+    if (type === 'tmpfs') continue;
+    if (type !== 'volume') {
+      problems.push(`${where}.volumes: type ${String(type)} mounts a host path; only volumes are mounted`);
+      continue;
+    }
+    if (entry.source !== undefined && !declared.has(String(entry.source))) {
+      problems.push(
+        `${where}.volumes: source "${String(entry.source)}" is not a volume declared under volumes:`,
+      );
+    }
+  }
+}
