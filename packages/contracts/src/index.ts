@@ -7,6 +7,7 @@ export * from './api/members.ts';
 export * from './api/quality.ts';
 export * from './api/results.ts';
 export * from './api/runs.ts';
+export * from './api/runs-compare.ts';
 export * from './api/runs-submit.ts';
 export * from './api/secrets.ts';
 export * from './api/tokens.ts';

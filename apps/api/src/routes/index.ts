@@ -8,6 +8,7 @@ import { meRoutes } from './me.ts';
 import { memberRoutes } from './members.ts';
 import { resultRoutes } from './results.ts';
 import { runRoutes } from './runs.ts';
+import { runCompareRoutes } from './runs-compare.ts';
 import { secretRoutes } from './secrets.ts';
 import { submitRoutes } from './submit.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -26,5 +27,6 @@ export const routes: FastifyPluginAsyncZod[] = [
   submitRoutes,
   endpointHostRoutes,
   workerRoutes,
+  runCompareRoutes,
   // append route modules above this line, one per line
 ];

@@ -11,6 +11,7 @@ import { confirm } from '../prompt.ts';
 import type { Style } from '../style.ts';
 import { renderKeyValue, renderTable } from '../table.ts';
 import { qualityLines } from './quality.ts';
+import { registerRunsCompare } from './runs-compare.ts';
 
 type AgentRow = RunResults['agents'][number];
 
@@ -299,6 +300,7 @@ export function registerRuns(benchmark: Command): Command {
       });
     });
 
+  registerRunsCompare(runs);
   return runs;
 }
 
