@@ -6,6 +6,7 @@ export * from './api/endpoint-hosts.ts';
 export * from './api/members.ts';
 export * from './api/quality.ts';
 export * from './api/results.ts';
+export * from './api/run-event-attempts.ts';
 export * from './api/runs.ts';
 export * from './api/runs-compare.ts';
 export * from './api/runs-submit.ts';

@@ -10,6 +10,7 @@ import { note, printAction, printList, printObject, say } from '../output.ts';
 import { confirm } from '../prompt.ts';
 import type { Style } from '../style.ts';
 import { renderKeyValue, renderTable } from '../table.ts';
+import { attemptTag } from './log-attempt.ts';
 import { qualityLines } from './quality.ts';
 import { registerRunsCompare } from './runs-compare.ts';
 
@@ -256,7 +257,10 @@ export function registerRuns(benchmark: Command): Command {
             : e.level === 'warn'
               ? s.yellow('WARN ')
               : s.dim(e.level.toUpperCase().padEnd(5));
-        say(ctx, `${s.dim(e.timestamp)} ${level} ${s.cyan(e.step)} ${e.message}${logDetails(e.details, s)}`);
+        say(
+          ctx,
+          `${s.dim(e.timestamp)} ${level} ${s.cyan(e.step)} ${attemptTag(e)}${e.message}${logDetails(e.details, s)}`,
+        );
       }
       if (page.next_cursor) {
         note(ctx, `Older events: osmosis benchmark runs logs ${name} --cursor ${page.next_cursor}`);
