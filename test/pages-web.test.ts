@@ -230,11 +230,11 @@ describe('sign-in', () => {
     const routes = postRoutes(api.app.printRoutes({ method: 'POST', commonPrefix: false })).filter(
       (route) => !route.startsWith('/v1') && route !== '/login',
     );
-    expect(routes.sort()).toEqual(['/logout', '/runs/:name/stop']);
+    expect(routes.sort()).toEqual(['/benchmarks/:key/sync', '/logout', '/runs/:name/stop']);
     const member = await api.addMember(owner.workspaceId, 'member');
     const who = await signIn(api.url, member.token);
     for (const route of routes) {
-      const url = route.replace(':name', 'busy-heron');
+      const url = route.replace(':name', 'busy-heron').replace(':key', 'sample-bench');
       for (const form of [{}, { _csrf: 'forged' }, { _csrf: `${who.csrf}x` }] as Record<string, string>[]) {
         const res = await postForm(api.url, url, who, form);
         expect(res.status, `${route} ${JSON.stringify(form)}`).toBe(403);

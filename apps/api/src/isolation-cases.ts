@@ -221,6 +221,12 @@ export const ISOLATION_CASES: IsolationCase[] = [
       if (!row) throw new Error('endpoint host of B was removed');
     },
   },
+  {
+    method: 'GET',
+    route: '/v1/runs/:name/compare',
+    seed,
+    url: (_, s) => `/v1/runs/${s.runName}/compare`,
+  },
 ];
 
 /**

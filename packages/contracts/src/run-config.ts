@@ -7,6 +7,7 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { AgentParams, checkAgentParams } from './agent-params.ts';
+import { quoteConfigValue } from './config-value-quote.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Vocabulary
@@ -706,14 +707,18 @@ function issueFromZod(raw: unknown, zi: ZodIssueLike): ConfigIssue[] {
       ];
     if (key.endsWith('_secret'))
       return [
-        { code: 'INVALID_SECRET_NAME', path: p, message: `\`${key}\` in ${where} ${SECRET_FIELD_HELP}` },
+        {
+          code: 'INVALID_SECRET_NAME',
+          path: p,
+          message: `\`${key}\` in ${where} ${SECRET_FIELD_HELP}${quoteConfigValue(path, value)}`,
+        },
       ];
     if (key === 'model' || key === 'judge_model')
       return [
         {
           code: 'INVALID_MODEL',
           path: p,
-          message: `\`${key}\` in ${where} must be written provider/model, e.g. "openai/gpt-5.2" or "anthropic/claude-sonnet-4-5"`,
+          message: `\`${key}\` in ${where} must be written provider/model, e.g. "openai/gpt-5.2" or "anthropic/claude-sonnet-4-5"${quoteConfigValue(path, value)}`,
         },
       ];
     if (key === 'base_url')
@@ -721,7 +726,7 @@ function issueFromZod(raw: unknown, zi: ZodIssueLike): ConfigIssue[] {
         {
           code: 'INVALID_URL',
           path: p,
-          message: `\`base_url\` in ${where} must be an http(s) URL such as "https://models.example.com/v1"`,
+          message: `\`base_url\` in ${where} must be an http(s) URL such as "https://models.example.com/v1"${quoteConfigValue(path, value)}`,
         },
       ];
     if (path.includes('extra_headers'))
@@ -732,7 +737,13 @@ function issueFromZod(raw: unknown, zi: ZodIssueLike): ConfigIssue[] {
           message: `header name \`${key}\` in ${where} is not a valid HTTP header name: use letters, digits and '-'`,
         },
       ];
-    return [{ code: 'INVALID_TYPE', path: p, message: `\`${key}\` in ${where}: ${zi.message}` }];
+    return [
+      {
+        code: 'INVALID_TYPE',
+        path: p,
+        message: `\`${key}\` in ${where}: ${zi.message}${quoteConfigValue(path, value)}`,
+      },
+    ];
   }
 
   if (zi.code === 'invalid_union' && zi.discriminator === 'type') {
@@ -780,7 +791,13 @@ function issueFromZod(raw: unknown, zi: ZodIssueLike): ConfigIssue[] {
       },
     ];
 
-  return [{ code: 'INVALID_TYPE', path: p, message: `\`${key}\` in ${where}: ${zi.message}` }];
+  return [
+    {
+      code: 'INVALID_TYPE',
+      path: p,
+      message: `\`${key}\` in ${where}: ${zi.message}${quoteConfigValue(path, value)}`,
+    },
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------

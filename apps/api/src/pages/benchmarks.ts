@@ -2,6 +2,7 @@
 // filters, the leaderboard from computeLeaderboard via GET /v1/benchmarks/:key, and its runs).
 import type { Benchmark, BenchmarkDetail } from '@osmosis/contracts';
 import type { FastifyReply } from 'fastify';
+import { retrySyncForm } from './benchmark-sync.ts';
 import { intervalSvg } from './charts.ts';
 import { callApi, ok, type PageContext, page } from './context.ts';
 import { count, duration, html, pct, qs, raw, usd, when } from './html.ts';
@@ -75,7 +76,7 @@ export async function benchmarkPage(
     html`<h1>${b.name}</h1>
 <dl><dt>Key</dt><dd><code>${b.key}</code></dd>
 <dt>Source</dt><dd>${sourceUrl ? html`<a href="${sourceUrl}" rel="noopener noreferrer">${sourceUrl}</a>` : (b.source_url ?? b.source_kind)}</dd>
-<dt>Sync</dt><dd><span class="b ${b.sync_status}">${b.sync_status}</span> ${b.sync_error ? html`<span class="err">${b.sync_error}</span>` : ''}</dd>
+<dt>Sync</dt><dd><span class="b ${b.sync_status}">${b.sync_status}</span> ${b.sync_error ? html`<span class="err">${b.sync_error}</span>` : ''}${retrySyncForm(ctx, b)}</dd>
 <dt>Tasks</dt><dd>${b.task_count} in ${b.category_count} categories (easy ${b.difficulty_counts.easy ?? 0}, medium ${b.difficulty_counts.medium ?? 0}, hard ${b.difficulty_counts.hard ?? 0}, none ${b.difficulty_counts.none ?? 0})</dd>
 <dt>Default harness</dt><dd><code>${b.default_harness}</code></dd>
 <dt>Judge</dt><dd>${b.requires_judge_model ? html`required (default <code>${b.judge_model_default ?? '–'}</code>)` : 'not required'}</dd>

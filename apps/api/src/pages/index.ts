@@ -2,6 +2,7 @@
 //
 //   GET  /login, POST /login, POST /logout         sign-in with an API token → session (server-side)
 //   GET  /benchmarks, /benchmarks/:key             list; metadata, manifest, leaderboard, runs
+//   POST /benchmarks/:key/sync                     retry a failed sync (members+)
 //   GET  /runs, /runs/:name                        list; run page (scores, grid, live updates)
 //   GET  /operators                                the workers (admins; GET /v1/workers)
 //   GET  /runs/:name/stream                        the run's event stream (progress, end) for the page
@@ -22,6 +23,7 @@ import { ApiError } from '../errors.ts';
 import { AuthFailureLimiter, tokenPrefixOf } from '../rate-limit.ts';
 import { runStreamServer } from '../routes/events-stream.ts';
 import { resolveApiToken, resolveApiTokenById } from '../services/tokens.ts';
+import { retrySync } from './benchmark-sync.ts';
 import { benchmarkPage, benchmarksPage } from './benchmarks.ts';
 import { callApi, contexts, ctxOf, errorPage, ok, PageError, page, send } from './context.ts';
 import { type Html, html, layout } from './html.ts';
@@ -169,6 +171,9 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
         (request.params as { key: string }).key,
         request.query as Record<string, string>,
       ),
+    );
+    signed.post('/benchmarks/:key/sync', hide, async (request, reply) =>
+      retrySync(ctxOf(request), reply, (request.params as { key: string }).key),
     );
     signed.get('/operators', hide, async (request, reply) => operatorsPage(ctxOf(request), reply));
     signed.get('/queues', hide, async (request, reply) => queuesPage(ctxOf(request), reply)); // queue view (owners)

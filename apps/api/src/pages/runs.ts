@@ -16,6 +16,7 @@ import { callApi, ok, type PageContext, PageError, page } from './context.ts';
 import { count, duration, type Html, html, pct, qs, raw, usd, when } from './html.ts';
 import { LIVE_SCRIPT } from './live-script.ts';
 import { qualitySection } from './quality.ts';
+import { comparisonSection } from './run-compare.ts';
 
 const enc = encodeURIComponent;
 const TERMINAL = new Set(['finished', 'failed', 'stopped']);
@@ -200,6 +201,7 @@ export async function runPage(
 ${pages > 1 ? html`<nav class="pager">${pageNo > 1 ? html`<a href="${link({ page: pageNo - 1 })}">← previous</a>` : ''}<span>page ${pageNo} / ${pages}</span>${pageNo < pages ? html`<a href="${link({ page: pageNo + 1 })}">next →</a>` : ''}</nav>` : ''}`;
 
   const hasOutputs = results.status !== 'pending' && results.status !== 'queued';
+  const comparison = await comparisonSection(ctx, name, results.agents, query);
   return page(
     reply,
     ctx,
@@ -218,6 +220,7 @@ ${canStop ? html`<p><a class="b failed" href="${self}/stop">Stop this run…</a>
 ${hasOutputs ? html`<p>Download: <a href="${self}/files/summary.csv">summary.csv</a> · <a href="${self}/files/results.csv">results.csv</a> · <a href="${self}/files/logs.txt">logs.txt</a>${terminal ? '' : ' (current snapshot)'}</p>` : ''}
 <h2>Agents</h2>${agentsTable}
 ${qualitySection(results.agents)}
+${comparison}
 ${grid}
 ${terminal ? '' : html`<p class="muted">Updates live as attempts start and finish.</p>`}
 </div>`,

@@ -10,6 +10,7 @@ import { memberRoutes } from './members.ts';
 import { queueRoutes } from './queues.ts';
 import { resultRoutes } from './results.ts';
 import { runRoutes } from './runs.ts';
+import { runCompareRoutes } from './runs-compare.ts';
 import { secretRoutes } from './secrets.ts';
 import { submitRoutes } from './submit.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -32,5 +33,6 @@ export const routes: FastifyPluginAsyncZod[] = [
   webhookRoutes,
   queueRoutes,
   gitLinkRoutes,
+  runCompareRoutes,
   // append route modules above this line, one per line
 ];

@@ -29,6 +29,7 @@ import { isStoppableRunStatus } from '@osmosis/core';
 import type { Db, Prisma } from '@osmosis/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError } from '../errors.ts';
+import { attemptFieldsOfEvents } from '../services/event-attempts.ts';
 import { iso, page } from '../services/serialize.ts';
 import { faultsOfRuns } from '../services/workers.ts';
 import { bestPassAt1ByRun, loadRunResults, RunNameParams, runOr404 } from './results.ts';
@@ -448,6 +449,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       ]);
       const hasMore = rows.length > limit;
       const pageRows = rows.slice(0, limit).reverse();
+      const attemptFields = await attemptFieldsOfEvents(app.db, run.id, pageRows);
       return {
         items: pageRows.map((e) => ({
           id: e.id.toString(),
@@ -457,6 +459,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
           message: e.message,
           details: e.details ?? null,
           attempt_id: e.attemptId,
+          ...attemptFields.get(e.id),
         })),
         total_count: total,
         has_more: hasMore,

@@ -10,8 +10,10 @@ import { note, printAction, printList, printObjectAs, say, step } from '../outpu
 import { confirm } from '../prompt.ts';
 import type { Style } from '../style.ts';
 import { renderKeyValue, renderTable } from '../table.ts';
+import { attemptTag } from './log-attempt.ts';
 import { qualityLines } from './quality.ts';
 import { runInfoData, runInfoPlain, runItem, runLogsItem } from './run-shapes.ts';
+import { registerRunsCompare } from './runs-compare.ts';
 
 type AgentRow = RunResults['agents'][number];
 
@@ -291,7 +293,10 @@ export function registerRuns(benchmark: Command): Command {
             : e.level === 'warn'
               ? s.yellow('WARN ')
               : s.dim(e.level.toUpperCase().padEnd(5));
-        say(ctx, `${s.dim(e.timestamp)} ${level} ${s.cyan(e.step)} ${e.message}${logDetails(e.details, s)}`);
+        say(
+          ctx,
+          `${s.dim(e.timestamp)} ${level} ${s.cyan(e.step)} ${attemptTag(e)}${e.message}${logDetails(e.details, s)}`,
+        );
       }
       if (page.next_cursor) {
         note(ctx, `Older events: osmosis benchmark runs logs ${name} --cursor ${page.next_cursor}`);
@@ -351,6 +356,7 @@ export function registerRuns(benchmark: Command): Command {
       });
     });
 
+  registerRunsCompare(runs);
   return runs;
 }
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AttemptSteps } from '../attempt-result.ts';
 import { EventCursor, listOf, MAX_PAGE_SIZE, PageQuery, Timestamp } from './common.ts';
 import { ProgressSnapshot, RunResults, RunStatusName, StreamRunEvent } from './results.ts';
+import { RunEventAttemptFields } from './run-event-attempts.ts';
 import { RunFaults } from './workers.ts';
 
 export const AttemptStatusName = z.enum(['queued', 'running', 'finished', 'cancelled']);
@@ -146,7 +147,7 @@ export const RunEventsQuery = z.object({
 });
 export type RunEventsQuery = z.infer<typeof RunEventsQuery>;
 
-export const RunEventItem = StreamRunEvent;
+export const RunEventItem = StreamRunEvent.extend(RunEventAttemptFields.shape);
 export type RunEventItem = z.infer<typeof RunEventItem>;
 
 export const RunEventsResponse = z.object({

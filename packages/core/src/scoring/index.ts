@@ -17,6 +17,7 @@ export {
   seededRandom,
   signFlipTest,
 } from './paired.ts';
+export { type PairedTasks, pairTaskRows, type TaskOutcomeRow } from './paired-tasks.ts';
 export { kValues, passAtK } from './pass-at-k.ts';
 export {
   DEFAULT_RANKED_MAX_ERRORED_SHARE,

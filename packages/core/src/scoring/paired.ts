@@ -16,32 +16,16 @@
 // not on zero, so a p-value read off it needs re-centring assumptions; the randomization test is
 // the exact paired test and needs none.
 
+import type { PairedComparison, PairedPValueMethod } from '@osmosis/contracts';
+
 export interface PairedTaskRates {
   task: string;
   a: { passed: number; scored: number };
   b: { passed: number; scored: number };
 }
 
-export type PairedPValueMethod = 'mcnemar_exact' | 'sign_flip_exact' | 'sign_flip_monte_carlo';
-
-export interface PairedComparison {
-  /** tasks scored by both agents (the others are left out and counted in `excluded`) */
-  tasks: number;
-  excluded: number;
-  pass_at_1_a: number;
-  pass_at_1_b: number;
-  /** pass@1 of a minus pass@1 of b, on the paired tasks */
-  difference: number;
-  interval: { low: number; high: number; level: 0.95; method: 'paired_bootstrap_percentile' };
-  p_value: number;
-  p_value_method: PairedPValueMethod;
-  /** per task: a's rate above b's, below, equal */
-  wins: number;
-  losses: number;
-  ties: number;
-  resamples: number;
-  seed: number;
-}
+// The result's shape is the API's (contracts api/runs-compare.ts): one schema, one type.
+export type { PairedComparison, PairedPValueMethod };
 
 export interface PairedOptions {
   /** bootstrap (and Monte Carlo sign-flip) resamples; default 10 000 */

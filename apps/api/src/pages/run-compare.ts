@@ -1,0 +1,71 @@
+// The run page's "Comparison" section: the paired comparison of two of the run's agents (the
+// first two by default; ?cmp_a=&cmp_b= pick others by index) from GET /v1/runs/:name/compare,
+// with the tasks where the two differ. A comparison the API refuses shows its message in place.
+import type { RunComparison, RunResults } from '@osmosis/contracts';
+import { callApi, type PageContext } from './context.ts';
+import { type Html, html, pct, qs, raw } from './html.ts';
+
+const enc = encodeURIComponent;
+
+const P_METHODS: Record<RunComparison['p_value_method'], string> = {
+  mcnemar_exact: "McNemar's exact test",
+  sign_flip_exact: 'paired sign-flip test, exact',
+  sign_flip_monte_carlo: 'paired sign-flip test, Monte Carlo',
+};
+
+function points(d: number): string {
+  return `${d > 0 ? '+' : ''}${(d * 100).toFixed(1)} pp`;
+}
+
+function agentIndex(value: string | undefined, agents: RunResults['agents'], fallback: number): number {
+  const n = Number(value);
+  return Number.isInteger(n) && agents.some((a) => a.index === n) ? n : fallback;
+}
+
+export async function comparisonSection(
+  ctx: PageContext,
+  name: string,
+  agents: RunResults['agents'],
+  query: Record<string, string>,
+): Promise<Html | string> {
+  if (agents.length < 2) return '';
+  const byIndex = [...agents].sort((x, y) => x.index - y.index);
+  const a = agentIndex(query.cmp_a, byIndex, byIndex[0]!.index);
+  const b = agentIndex(query.cmp_b, byIndex, byIndex[1]!.index);
+  const self = `/runs/${enc(name)}`;
+  const choose = (field: string, selected: number) =>
+    html`<select name="${field}">${byIndex.map(
+      (x) =>
+        html`<option value="${x.index}"${x.index === selected ? raw(' selected') : ''}>${x.label}</option>`,
+    )}</select>`;
+  const form = html`<form method="get" action="${self}#comparison"><label>A ${choose('cmp_a', a)}</label> <label>B ${choose('cmp_b', b)}</label> <button>Compare</button></form>`;
+  if (a === b) {
+    return html`<h2 id="comparison">Comparison</h2>${form}<p class="muted">Pick two different agents.</p>`;
+  }
+  const res = await callApi<{ data: RunComparison } | { error: { message: string } }>(
+    ctx,
+    'GET',
+    `/v1/runs/${enc(name)}/compare${qs({ agents: `${a},${b}` })}`,
+  );
+  if (res.status !== 200 || !('data' in res.body)) {
+    const message = 'error' in res.body ? res.body.error.message : `comparison failed (${res.status})`;
+    return html`<h2 id="comparison">Comparison</h2>${form}<p class="err">${message}</p>`;
+  }
+  const c = res.body.data;
+  const rows = c.differing_tasks.map(
+    (t) =>
+      html`<tr><td>${t.task}</td><td class="n">${t.a.passed}/${t.a.scored}</td><td class="n">${t.b.passed}/${t.b.scored}</td><td class="n"><span class="b ${t.difference > 0 ? 'passed' : 'failed'}">${points(t.difference)}</span></td></tr>`,
+  );
+  return html`<h2 id="comparison">Comparison</h2>${form}
+<dl><dt>A</dt><dd>${c.a.label} · pass@1 ${pct(c.pass_at_1_a)}</dd>
+<dt>B</dt><dd>${c.b.label} · pass@1 ${pct(c.pass_at_1_b)}</dd>
+<dt>Difference (A − B)</dt><dd>${points(c.difference)}, 95% CI ${points(c.interval.low)} to ${points(c.interval.high)} (paired bootstrap over ${c.tasks} tasks${c.excluded ? `, ${c.excluded} not scored by both left out` : ''})</dd>
+<dt>p-value</dt><dd>${c.p_value < 0.0001 ? '< 0.0001' : c.p_value.toFixed(4)} (${P_METHODS[c.p_value_method]})</dd>
+<dt>Per task</dt><dd>A better on ${c.wins}, B better on ${c.losses}, tied on ${c.ties}</dd></dl>
+${
+  rows.length === 0
+    ? html`<p class="muted">No task where the two differ.</p>`
+    : html`<h3>Tasks where the two differ (${c.differing_tasks.length}${c.differing_tasks_truncated ? ', the largest differences' : ''})</h3>
+<table><thead><tr><th>Task</th><th>A passed</th><th>B passed</th><th>A − B</th></tr></thead><tbody>${rows}</tbody></table>`
+}`;
+}

@@ -1,0 +1,173 @@
+// The paired comparison behind GET /v1/runs/:name/compare and the run page's Comparison section:
+// picks the two agents (two of one run, or one of each of two runs), refuses what cannot be
+// paired (another benchmark, another pass threshold, changed task digests) with a message naming
+// what differs, and hands the per-task outcomes to core's comparePaired.
+import {
+  COMPARE_MAX_LISTED_TASKS,
+  type CompareSide,
+  type CompareTaskDifference,
+  type RunComparison,
+} from '@osmosis/contracts';
+import { agentLabel, comparePaired, pairTaskRows, type TaskOutcomeRow } from '@osmosis/core';
+import type { Db } from '@osmosis/db';
+import { ApiError } from '../errors.ts';
+
+export interface CompareRun {
+  id: string;
+  name: string;
+  benchmarkId: string;
+  passThreshold: number;
+  benchmark: { key: string };
+  agents: { id: string; index: number; harness: string; model: string }[];
+}
+
+const COMPARE_RUN_INCLUDE = {
+  benchmark: { select: { key: true } },
+  agents: { select: { id: true, index: true, harness: true, model: true }, orderBy: { index: 'asc' } },
+} as const;
+
+/** A run of the workspace by name, with what a comparison needs; 404 when there is none. */
+export async function compareRunOr404(db: Db, workspaceId: string, name: string): Promise<CompareRun> {
+  const run = await db.run.findFirst({ where: { workspaceId, name }, include: COMPARE_RUN_INCLUDE });
+  if (!run) throw ApiError.notFound(`run ${JSON.stringify(name.slice(0, 200))}`);
+  return run;
+}
+
+function agentsIssue(message: string): ApiError {
+  return ApiError.validation(message, [{ path: 'query.agents', message }]);
+}
+
+function listAgents(run: CompareRun): string {
+  return run.agents.map((a) => `${a.index} = ${agentLabel(a.model, a.harness)}`).join(', ');
+}
+
+/** An agent of `run` named by its index, its model or its `model (harness)` label. */
+function findAgent(run: CompareRun, token: string): CompareRun['agents'][number] {
+  const shown = JSON.stringify(token.slice(0, 100));
+  const matches = /^\d+$/.test(token)
+    ? run.agents.filter((a) => a.index === Number(token))
+    : run.agents.filter((a) => a.model === token || agentLabel(a.model, a.harness) === token);
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) {
+    throw agentsIssue(`run ${run.name} has no agent ${shown}; its agents are ${listAgents(run)}`);
+  }
+  throw agentsIssue(
+    `${shown} names ${matches.length} agents of run ${run.name}; use the index instead (${listAgents(run)})`,
+  );
+}
+
+function side(run: CompareRun, agent: CompareRun['agents'][number]): CompareSide {
+  return {
+    run_id: run.id,
+    run_name: run.name,
+    agent_id: agent.id,
+    agent_index: agent.index,
+    harness: agent.harness,
+    model: agent.model,
+    label: agentLabel(agent.model, agent.harness),
+  };
+}
+
+/** The two sides: `agents` is "A,B" (A of `run`, B of `other` or of `run`); defaults below. */
+export function pickSides(
+  run: CompareRun,
+  other: CompareRun | null,
+  agents: string | undefined,
+): [CompareSide, CompareSide] {
+  const second = other ?? run;
+  if (agents !== undefined) {
+    const tokens = agents.split(',').map((t) => t.trim());
+    if (tokens.length !== 2 || tokens.some((t) => t === '')) {
+      throw agentsIssue(
+        'agents takes two agents separated by a comma, e.g. agents=0,1 (index, model or label)',
+      );
+    }
+    const a = findAgent(run, tokens[0]!);
+    const b = findAgent(second, tokens[1]!);
+    if (a.id === b.id)
+      throw agentsIssue(`agents names the same agent twice (${agentLabel(a.model, a.harness)})`);
+    return [side(run, a), side(second, b)];
+  }
+  if (!other) {
+    // two agents of one run: the first two by default
+    if (run.agents.length < 2) {
+      throw agentsIssue(
+        `run ${run.name} has ${run.agents.length} agent(s): name another run to compare with (other=RUN)`,
+      );
+    }
+    return [side(run, run.agents[0]!), side(run, run.agents[1]!)];
+  }
+  for (const r of [run, other]) {
+    if (r.agents.length !== 1) {
+      throw agentsIssue(
+        `run ${r.name} has ${r.agents.length} agents: say which to compare with agents=A,B (A of ${run.name}, B of ${other.name}); its agents are ${listAgents(r)}`,
+      );
+    }
+  }
+  return [side(run, run.agents[0]!), side(other, other.agents[0]!)];
+}
+
+/** Refuses two runs that are not the same questions scored the same way. */
+export function assertComparableRuns(run: CompareRun, other: CompareRun): void {
+  if (run.benchmarkId !== other.benchmarkId) {
+    throw ApiError.conflict(
+      `runs ${run.name} and ${other.name} are on different benchmarks (${run.benchmark.key} and ${other.benchmark.key}): a paired comparison needs the same tasks`,
+      { reason: 'different_benchmarks', benchmarks: [run.benchmark.key, other.benchmark.key] },
+    );
+  }
+  if (run.passThreshold !== other.passThreshold) {
+    throw ApiError.conflict(
+      `runs ${run.name} and ${other.name} have different pass thresholds (${run.passThreshold} and ${other.passThreshold}): their passes are not the same test`,
+      { reason: 'different_pass_thresholds', pass_thresholds: [run.passThreshold, other.passThreshold] },
+    );
+  }
+}
+
+/** Per task: one agent's scored attempts (cancelled and unfinished ones left out) and the task digest. */
+async function taskRows(db: Db, agentId: string): Promise<TaskOutcomeRow[]> {
+  return db.$queryRaw<TaskOutcomeRow[]>`
+    SELECT t.name AS task, t.digest AS digest,
+      count(*) FILTER (WHERE a.outcome = 'passed')::int AS passed,
+      count(*) FILTER (WHERE a.outcome IN ('passed', 'failed', 'errored'))::int AS scored
+    FROM attempts a JOIN tasks t ON t.id = a.task_id
+    WHERE a.agent_id = ${agentId}::uuid
+    GROUP BY t.name, t.digest`;
+}
+
+export async function compareRuns(
+  db: Db,
+  run: CompareRun,
+  other: CompareRun | null,
+  agents: string | undefined,
+): Promise<RunComparison> {
+  if (other && other.id !== run.id) assertComparableRuns(run, other);
+  const second = other && other.id !== run.id ? other : null;
+  const [a, b] = pickSides(run, second, agents);
+  const [rowsA, rowsB] = await Promise.all([taskRows(db, a.agent_id), taskRows(db, b.agent_id)]);
+  const paired = pairTaskRows(rowsA, rowsB);
+  if (paired.digestMismatches.length > 0) {
+    const named = paired.digestMismatches.slice(0, 10).map((m) => m.task);
+    const more = paired.digestMismatches.length - named.length;
+    throw ApiError.conflict(
+      `${paired.digestMismatches.length} task(s) changed between the two sides (different task digests): ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`,
+      { reason: 'different_task_digests', tasks: paired.digestMismatches.slice(0, 100) },
+    );
+  }
+  const stats = comparePaired(paired.rates);
+  const differing: CompareTaskDifference[] = [];
+  for (const t of paired.rates) {
+    if (t.a.scored === 0 || t.b.scored === 0) continue;
+    const difference = t.a.passed / t.a.scored - t.b.passed / t.b.scored;
+    if (Math.abs(difference) > 1e-12) differing.push({ task: t.task, a: t.a, b: t.b, difference });
+  }
+  differing.sort((x, y) => Math.abs(y.difference) - Math.abs(x.difference) || x.task.localeCompare(y.task));
+  return {
+    benchmark_key: run.benchmark.key,
+    pass_threshold: run.passThreshold,
+    a,
+    b,
+    ...stats,
+    differing_tasks: differing.slice(0, COMPARE_MAX_LISTED_TASKS),
+    differing_tasks_truncated: differing.length > COMPARE_MAX_LISTED_TASKS,
+  };
+}

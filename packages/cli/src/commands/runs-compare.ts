@@ -1,0 +1,91 @@
+// `osmosis benchmark runs compare RUN [OTHER_RUN] [--agents A,B]`: the paired comparison of two
+// agents on the same tasks (GET /v1/runs/:name/compare). Registered on the `runs` command with
+// `registerRunsCompare(runs)`.
+import type { RunComparison } from '@osmosis/contracts';
+import type { Command } from 'commander';
+import { authenticatedClient } from '../api.ts';
+import { contextOf } from '../context.ts';
+import { printObject } from '../output.ts';
+import type { Style } from '../style.ts';
+import { renderKeyValue, renderTable } from '../table.ts';
+import { pct } from './runs.ts';
+
+/** A signed difference of rates in percentage points. */
+function points(d: number): string {
+  const v = (d * 100).toFixed(1);
+  return `${d > 0 ? '+' : ''}${v} pp`;
+}
+
+function pValue(p: number): string {
+  return p < 0.0001 ? '< 0.0001' : p.toFixed(4);
+}
+
+const P_METHODS: Record<RunComparison['p_value_method'], string> = {
+  mcnemar_exact: "McNemar's exact test",
+  sign_flip_exact: 'paired sign-flip test, exact',
+  sign_flip_monte_carlo: 'paired sign-flip test, Monte Carlo',
+};
+
+export function renderComparison(c: RunComparison, s: Style, color: boolean): string {
+  const name = (side: RunComparison['a']) =>
+    `${side.label} — agent ${side.agent_index} of run ${side.run_name}`;
+  const head = renderKeyValue(
+    [
+      ['A', name(c.a)],
+      ['B', name(c.b)],
+      ['Benchmark', `${c.benchmark_key} (pass ≥ ${c.pass_threshold})`],
+      [
+        'Tasks',
+        `${c.tasks} scored by both${c.excluded ? `, ${c.excluded} left out (not scored by both)` : ''}`,
+      ],
+      ['Pass@1', `A ${pct(c.pass_at_1_a)}, B ${pct(c.pass_at_1_b)}`],
+      [
+        'Difference',
+        `${points(c.difference)} (A − B), 95% CI [${points(c.interval.low)}, ${points(c.interval.high)}] (paired bootstrap over tasks, ${c.resamples} resamples, seed ${c.seed})`,
+      ],
+      ['p-value', `${pValue(c.p_value)} (${P_METHODS[c.p_value_method]})`],
+      ['Per task', `A better on ${c.wins}, B better on ${c.losses}, tied on ${c.ties}`],
+    ],
+    { color },
+  );
+  if (c.differing_tasks.length === 0) return `${head}\n\n${s.dim('No task where the two differ.')}`;
+  const table = renderTable(
+    [
+      { header: 'Task', value: (t) => t.task, noShrink: true },
+      { header: 'A passed', value: (t) => `${t.a.passed}/${t.a.scored}`, align: 'right' },
+      { header: 'B passed', value: (t) => `${t.b.passed}/${t.b.scored}`, align: 'right' },
+      {
+        header: 'A − B',
+        value: (t) => (t.difference > 0 ? s.green(points(t.difference)) : s.red(points(t.difference))),
+        align: 'right',
+      },
+    ],
+    c.differing_tasks,
+    { color },
+  );
+  const more = c.differing_tasks_truncated
+    ? `\n${s.dim(`(the ${c.differing_tasks.length} largest differences; --json has the same list)`)}`
+    : '';
+  return `${head}\n\nTasks where the two differ (${c.differing_tasks.length})\n${table}${more}`;
+}
+
+export function registerRunsCompare(runs: Command): Command {
+  return runs
+    .command('compare <run> [other_run]')
+    .description(
+      'Paired comparison of two agents on the same tasks: difference of pass@1 with a 95% interval, p-value, wins/losses/ties',
+    )
+    .option(
+      '--agents <a,b>',
+      'the two agents: index (as in runs info), model or "model (harness)"; A of RUN, B of OTHER_RUN (or of RUN). Default: the first two agents of RUN, or the only agent of each run',
+    )
+    .action(async (run: string, otherRun: string | undefined, options: { agents?: string }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const client = authenticatedClient(ctx);
+      const { RunCompareResponse } = await import('@osmosis/contracts');
+      const res = await client.get(`/v1/runs/${encodeURIComponent(run)}/compare`, RunCompareResponse, {
+        query: { other: otherRun, agents: options.agents },
+      });
+      printObject(ctx, res.data, (c, s) => renderComparison(c, s, ctx.color));
+    });
+}
