@@ -79,6 +79,7 @@ describe('runs logs: attempt events name their task, agent and try', () => {
     expect(items[0]).not.toHaveProperty('task_name');
   });
 
+  // the human lines; --plain keeps upstream's four columns (timestamp, level, step, message)
   it('the CLI line starts with the attempt it belongs to', async () => {
     const io = fakeIO({
       env: { OSMOSIS_CONFIG_DIR: configDir, OSMOSIS_TOKEN: owner.token, OSMOSIS_PLATFORM_URL: api.url },
@@ -88,7 +89,7 @@ describe('runs logs: attempt events name their task, agent and try', () => {
     setExitCode(0);
     const program = buildProgram(io, (t) => io.stderr.write(t));
     registerBenchmark(program);
-    await program.parseAsync(['--plain', 'benchmark', 'runs', 'logs', 'tagged'], { from: 'user' });
+    await program.parseAsync(['benchmark', 'runs', 'logs', 'tagged'], { from: 'user' });
     const out = io.out();
     expect(out).toContain(
       'agent.exited [task-00001 · agent 1 openai/gpt-x (terminus-2) · #1 try 2] agent exited with code 0',
