@@ -227,7 +227,49 @@ export const ISOLATION_CASES: IsolationCase[] = [
     seed,
     url: (_, s) => `/v1/runs/${s.runName}/compare`,
   },
+  {
+    method: 'GET',
+    route: '/v1/webhooks/:id/deliveries',
+    seed: seedWebhookB,
+    url: (_, s) => `/v1/webhooks/${s.webhookId}/deliveries`,
+    ownerSees: true,
+  },
+  {
+    method: 'DELETE',
+    route: '/v1/webhooks/:id',
+    seed: seedWebhookB,
+    url: (_, s) => `/v1/webhooks/${s.webhookId}`,
+    verify: async ({ api }, s) => {
+      if (!(await api.db.webhook.findUnique({ where: { id: s.webhookId! } })))
+        throw new Error('webhook of B was deleted');
+    },
+  },
 ];
+
+const seededWebhook = new WeakMap<IsolationContext, Promise<Record<string, string>>>();
+
+/** One webhook of workspace B (the row written directly; its secret bytes are never read here). */
+function seedWebhookB(ctx: IsolationContext): Promise<Record<string, string>> {
+  let seeded = seededWebhook.get(ctx);
+  if (!seeded) {
+    seeded = ctx.api.db.webhook
+      .create({
+        data: {
+          workspaceId: ctx.b.workspaceId,
+          url: 'https://hooks.example/iso-b',
+          events: ['run.finished'],
+          secretCiphertext: Buffer.alloc(16),
+          secretIv: Buffer.alloc(12),
+          secretAuthTag: Buffer.alloc(16),
+          secretKeyId: 'k1',
+          createdById: ctx.b.userId,
+        },
+      })
+      .then((w) => ({ webhookId: w.id }));
+    seededWebhook.set(ctx, seeded);
+  }
+  return seeded;
+}
 
 /**
  * Routes with a path parameter that are not about a resource of another workspace: `PUT
