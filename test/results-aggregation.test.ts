@@ -271,12 +271,12 @@ describe('results.csv built in SQL', () => {
     // finished a minute from now: a snapshot taken now has them unfinished
     const finishedAt = new Date(Date.now() + 60_000);
     const run = await seedRun(tdb.db, {
-      tasks: 2,
+      tasks: 3,
       attemptsPerTask: 1,
       agents: [{ harness: 'oracle', model: 'm' }],
       attempt: () => ({ finished_at: finishedAt }),
     });
-    const [multi, single] = run.attempts;
+    const [multi, single, odd] = run.attempts;
     // step names are the task author's text: a comma, quotes, a line break, a backslash
     const hostile = 'fix, "then"\nrun \\ =1+1';
     await tdb.db.attempt.update({
@@ -289,10 +289,15 @@ describe('results.csv built in SQL', () => {
         ],
       },
     });
+    // a value of the wrong shape (not the worker's) gives nulls in the JSON, never broken CSV
+    await tdb.db.attempt.update({
+      where: { id: odd?.id },
+      data: { steps: [{ name: 7, reward: 'high', outcome: ['x'], agent_ms: '5', verifier_ms: 3 }, 'junk'] },
+    });
     const table = parseCsv((await resultsCsv(tdb.db, run.runId, null)).toString());
     expect(table[0]).toEqual([...RESULTS_COLUMNS]);
     expect(table[0]?.at(-1)).toBe('steps');
-    expect(table).toHaveLength(3);
+    expect(table).toHaveLength(4);
     expect(table.slice(1).every((row) => row.length === RESULTS_COLUMNS.length)).toBe(true);
     const byId = new Map(table.slice(1).map((row) => [row[0], row]));
     expect(JSON.parse(byId.get(multi?.id)?.at(-1) ?? '')).toEqual([
@@ -301,9 +306,14 @@ describe('results.csv built in SQL', () => {
       { name: 'deploy', reward: null, outcome: 'skipped', duration_ms: null },
     ]);
     expect(byId.get(single?.id)?.at(-1)).toBe('');
+    expect(JSON.parse(byId.get(odd?.id)?.at(-1) ?? '')).toEqual([
+      { name: null, reward: null, outcome: null, duration_ms: 3 },
+      { name: null, reward: null, outcome: null, duration_ms: null },
+    ]);
     // a snapshot from before the attempt finished shows no steps yet
     const before = parseCsv((await resultsCsv(tdb.db, run.runId, new Date())).toString());
     expect(before.slice(1).map((row) => [row[9], row.at(-1)])).toEqual([
+      ['pending', ''],
       ['pending', ''],
       ['pending', ''],
     ]);

@@ -466,12 +466,12 @@ function stepsJson(steps: Prisma.Sql): Prisma.Sql {
     );
   const duration = Prisma.sql`CASE WHEN num_nonnulls(${num('agent_ms')}, ${num('verifier_ms')}) = 0 THEN 'null'
     ELSE (coalesce(${num('agent_ms')}, 0) + coalesce(${num('verifier_ms')}, 0))::text END`;
-  return Prisma.sql`(SELECT '[' || string_agg('{"name":' || ${str('name')}
+  // the subquery runs only for rows with steps (single-step attempts, most rows, skip it)
+  return Prisma.sql`CASE WHEN jsonb_typeof(${steps}) = 'array' THEN (SELECT '[' || string_agg('{"name":' || ${str('name')}
       || ',"reward":' || coalesce(${num('reward')}::text, 'null')
       || ',"outcome":' || ${str('outcome')}
       || ',"duration_ms":' || ${duration} || '}', ',' ORDER BY e.ord) || ']'
-    FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${steps}) = 'array' THEN ${steps} ELSE '[]'::jsonb END)
-      WITH ORDINALITY AS e(s, ord))`;
+    FROM jsonb_array_elements(${steps}) WITH ORDINALITY AS e(s, ord)) END`;
 }
 
 /**
