@@ -211,6 +211,12 @@ describe('results.csv built in SQL', () => {
       where: { runId: tricky.runId, outcome: 'errored' },
       data: { errorClass: 'provider, "timeout"' },
     });
+    // a multi-step attempt among single-step ones
+    const [multi] = tricky.attempts.filter((a) => a.outcome === 'passed');
+    await tdb.db.attempt.update({
+      where: { id: multi?.id },
+      data: { steps: [step('one, "first"', 'passed', 1, 1200, 300), step('two', 'failed', 0.5, null, 40)] },
+    });
     const rows = await resultRowsPage(tdb.db, tricky.runId, null, 1000);
     const js =
       csvLine([...RESULTS_COLUMNS]) +
@@ -248,6 +254,7 @@ describe('results.csv built in SQL', () => {
             r.agent_timed_out,
             r.started_at,
             r.finished_at,
+            stepsCell(r.steps),
           ]);
         })
         .join('');
@@ -255,5 +262,126 @@ describe('results.csv built in SQL', () => {
     expect(sql).toBe(js);
     expect(sql).toContain('"a,b","say ""hi"""');
     expect(sql).toContain('," padded",');
+    // JSON in a CSV field: quoted, its quotes doubled
+    expect(sql).toContain(',"[{""name"":""one, \\""first\\"""",""reward"":1,');
+  });
+
+  it("a multi-step attempt's row ends with its steps as JSON; single-step rows leave the column empty", async () => {
+    const { RESULTS_COLUMNS, resultsCsv } = await import('../apps/api/src/routes/downloads.ts');
+    // finished a minute from now: a snapshot taken now has them unfinished
+    const finishedAt = new Date(Date.now() + 60_000);
+    const run = await seedRun(tdb.db, {
+      tasks: 3,
+      attemptsPerTask: 1,
+      agents: [{ harness: 'oracle', model: 'm' }],
+      attempt: () => ({ finished_at: finishedAt }),
+    });
+    const [multi, single, odd] = run.attempts;
+    // step names are the task author's text: a comma, quotes, a line break, a backslash
+    const hostile = 'fix, "then"\nrun \\ =1+1';
+    await tdb.db.attempt.update({
+      where: { id: multi?.id },
+      data: {
+        steps: [
+          step('scaffold', 'passed', 1, 1500, 250),
+          step(hostile, 'failed', 0, 800, null),
+          step('deploy', 'skipped', null, null, null),
+        ],
+      },
+    });
+    // a value of the wrong shape (not the worker's) gives nulls in the JSON, never broken CSV
+    await tdb.db.attempt.update({
+      where: { id: odd?.id },
+      data: { steps: [{ name: 7, reward: 'high', outcome: ['x'], agent_ms: '5', verifier_ms: 3 }, 'junk'] },
+    });
+    const table = parseCsv((await resultsCsv(tdb.db, run.runId, null)).toString());
+    expect(table[0]).toEqual([...RESULTS_COLUMNS]);
+    expect(table[0]?.at(-1)).toBe('steps');
+    expect(table).toHaveLength(4);
+    expect(table.slice(1).every((row) => row.length === RESULTS_COLUMNS.length)).toBe(true);
+    const byId = new Map(table.slice(1).map((row) => [row[0], row]));
+    expect(JSON.parse(byId.get(multi?.id)?.at(-1) ?? '')).toEqual([
+      { name: 'scaffold', reward: 1, outcome: 'passed', duration_ms: 1750 },
+      { name: hostile, reward: 0, outcome: 'failed', duration_ms: 800 },
+      { name: 'deploy', reward: null, outcome: 'skipped', duration_ms: null },
+    ]);
+    expect(byId.get(single?.id)?.at(-1)).toBe('');
+    expect(JSON.parse(byId.get(odd?.id)?.at(-1) ?? '')).toEqual([
+      { name: null, reward: null, outcome: null, duration_ms: 3 },
+      { name: null, reward: null, outcome: null, duration_ms: null },
+    ]);
+    // a snapshot from before the attempt finished shows no steps yet
+    const before = parseCsv((await resultsCsv(tdb.db, run.runId, new Date())).toString());
+    expect(before.slice(1).map((row) => [row[9], row.at(-1)])).toEqual([
+      ['pending', ''],
+      ['pending', ''],
+      ['pending', ''],
+    ]);
   });
 });
+
+/** One stored AttemptStepResult. */
+function step(
+  name: string,
+  outcome: 'passed' | 'failed' | 'errored' | 'skipped',
+  reward: number | null,
+  agentMs: number | null,
+  verifierMs: number | null,
+) {
+  return {
+    name,
+    outcome,
+    reward,
+    rewards: reward === null ? null : { reward },
+    error_class: null,
+    error_message: null,
+    agent_ms: agentMs,
+    verifier_ms: verifierMs,
+    agent_exit_code: agentMs === null ? null : 0,
+    agent_timed_out: agentMs === null ? null : false,
+  };
+}
+
+/** The `steps` cell as docs/downloads.md describes it, built in JS from the stored steps. */
+function stepsCell(steps: unknown): string | null {
+  if (!Array.isArray(steps)) return null;
+  return JSON.stringify(
+    steps.map((s: ReturnType<typeof step>) => ({
+      name: s.name,
+      reward: s.reward,
+      outcome: s.outcome,
+      duration_ms:
+        s.agent_ms === null && s.verifier_ms === null ? null : (s.agent_ms ?? 0) + (s.verifier_ms ?? 0),
+    })),
+  );
+}
+
+/** RFC 4180 records (quoted fields may hold commas, doubled quotes and line breaks). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  expect(quoted).toBe(false);
+  expect(field).toBe('');
+  return rows;
+}

@@ -171,6 +171,8 @@ export const RESULTS_COLUMNS = [
   'agent_timed_out',
   'started_at',
   'finished_at',
+  // appended last so scripts reading the columns by position keep working (docs/downloads.md)
+  'steps',
 ] as const;
 
 /** results.csv: one row per attempt, by agent index, task name, attempt index (lines built in SQL). */

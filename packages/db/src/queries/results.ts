@@ -393,6 +393,8 @@ export interface ResultRow {
   agent_timed_out: boolean | null;
   started_at: Date | null;
   finished_at: Date | null;
+  /** `attempts.steps` as stored (AttemptSteps of @osmosis/contracts): null for a single-step task */
+  steps: unknown;
 }
 
 /**
@@ -430,7 +432,8 @@ export async function resultRowsPage(
       CASE WHEN ${done} THEN a.agent_exit_code END AS agent_exit_code,
       CASE WHEN ${done} THEN a.agent_timed_out END AS agent_timed_out,
       CASE WHEN ${asOf === null ? Prisma.sql`TRUE` : Prisma.sql`a.started_at <= ${asOf}`} THEN a.started_at END AS started_at,
-      CASE WHEN ${done} THEN a.finished_at END AS finished_at
+      CASE WHEN ${done} THEN a.finished_at END AS finished_at,
+      CASE WHEN ${done} THEN a.steps END AS steps
     FROM attempts a
     JOIN run_agents ra ON ra.id = a.agent_id
     JOIN tasks t ON t.id = a.task_id
@@ -446,6 +449,30 @@ function csvText(expr: Prisma.Sql): Prisma.Sql {
 const csvPlain = (expr: Prisma.Sql): Prisma.Sql => Prisma.sql`coalesce((${expr})::text, '')`;
 const csvTime = (expr: Prisma.Sql): Prisma.Sql =>
   Prisma.sql`coalesce(to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), '')`;
+
+/**
+ * The `steps` column: a compact JSON array `[{"name":…,"reward":…,"outcome":…,"duration_ms":…}]`
+ * of a multi-step attempt's `attempts.steps` (duration = the step's agent + verifier time), NULL
+ * for a single-step one. The stored value is the worker's, but a step name is the task author's
+ * text: every string goes through to_json and a value of the wrong type becomes null, never SQL.
+ */
+function stepsJson(steps: Prisma.Sql): Prisma.Sql {
+  // keys are the constants below, written into the SQL as literals
+  const num = (key: string) =>
+    Prisma.raw(`CASE WHEN jsonb_typeof(s -> '${key}') = 'number' THEN (s -> '${key}')::numeric END`);
+  const str = (key: string) =>
+    Prisma.raw(
+      `CASE WHEN jsonb_typeof(s -> '${key}') = 'string' THEN to_json(s ->> '${key}')::text ELSE 'null' END`,
+    );
+  const duration = Prisma.sql`CASE WHEN num_nonnulls(${num('agent_ms')}, ${num('verifier_ms')}) = 0 THEN 'null'
+    ELSE (coalesce(${num('agent_ms')}, 0) + coalesce(${num('verifier_ms')}, 0))::text END`;
+  // the subquery runs only for rows with steps (single-step attempts, most rows, skip it)
+  return Prisma.sql`CASE WHEN jsonb_typeof(${steps}) = 'array' THEN (SELECT '[' || string_agg('{"name":' || ${str('name')}
+      || ',"reward":' || coalesce(${num('reward')}::text, 'null')
+      || ',"outcome":' || ${str('outcome')}
+      || ',"duration_ms":' || ${duration} || '}', ',' ORDER BY e.ord) || ']'
+    FROM jsonb_array_elements(${steps}) WITH ORDINALITY AS e(s, ord)) END`;
+}
 
 /**
  * Rows `offset`..`offset+limit` of results.csv (no header), built as text by Postgres in one
@@ -474,7 +501,7 @@ export async function resultsCsvChunk(
         ${csvPlain(Prisma.sql`CASE WHEN num_nonnulls(r.env_ms, r.agent_setup_ms, r.agent_ms, r.verifier_ms) = 0 THEN NULL
           ELSE coalesce(r.env_ms, 0)::bigint + coalesce(r.agent_setup_ms, 0) + coalesce(r.agent_ms, 0) + coalesce(r.verifier_ms, 0) END`)},
         ${csvPlain(r('agent_exit_code'))}, ${csvPlain(r('agent_timed_out'))},
-        ${csvTime(r('started_at'))}, ${csvTime(r('finished_at'))}
+        ${csvTime(r('started_at'))}, ${csvTime(r('finished_at'))}, ${csvText(r('steps'))}
       ) || E'\n', '' ORDER BY r.agent_index, r.task_name, r.attempt_index), '') AS text,
       count(*)::int AS rows
     FROM (
@@ -486,7 +513,8 @@ export async function resultsCsvChunk(
         ${m('output_tokens')}, ${m('cache_tokens')}, ${m('env_ms')}, ${m('agent_setup_ms')}, ${m('agent_ms')},
         ${m('verifier_ms')}, ${m('agent_exit_code')}, ${m('agent_timed_out')},
         CASE WHEN ${asOf === null ? Prisma.sql`TRUE` : Prisma.sql`a.started_at <= ${asOf}`} THEN a.started_at END AS started_at,
-        CASE WHEN ${done} THEN a.finished_at END AS finished_at
+        CASE WHEN ${done} THEN a.finished_at END AS finished_at,
+        CASE WHEN ${done} THEN ${stepsJson(Prisma.sql`a.steps`)} END AS steps
       FROM attempts a
       JOIN run_agents ra ON ra.id = a.agent_id
       JOIN tasks t ON t.id = a.task_id
