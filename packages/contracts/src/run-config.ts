@@ -290,6 +290,8 @@ export const ConfigIssueCode = z.enum([
   'HLE_PARITY_RECOMMENDED',
   'NON_DEFAULT_HARNESS',
   'JUDGE_NOT_USED',
+  /** the preview's cost estimate exceeds `[execution] max_cost_usd` */
+  'ESTIMATE_OVER_BUDGET',
 ]);
 export type ConfigIssueCode = z.infer<typeof ConfigIssueCode>;
 
