@@ -319,7 +319,9 @@ async function prepare(
     agents: preview.agents,
     attemptsPerAgent: selection.tasks.length * config.execution.attempts_per_task,
   });
-  warnings.push(...locateConfigIssues(text, budgetWarning(preview.cost_estimate, config.execution.max_cost_usd)));
+  warnings.push(
+    ...locateConfigIssues(text, budgetWarning(preview.cost_estimate, config.execution.max_cost_usd)),
+  );
   return {
     config,
     benchmark: { id: bench.id, key: bench.key, name: bench.name, defaultHarness: bench.defaultHarness },
