@@ -8,6 +8,7 @@ export * from './api/members.ts';
 export * from './api/quality.ts';
 export * from './api/queues.ts';
 export * from './api/results.ts';
+export * from './api/run-budget.ts';
 export * from './api/run-event-attempts.ts';
 export * from './api/runs.ts';
 export * from './api/runs-compare.ts';

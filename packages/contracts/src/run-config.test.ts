@@ -276,6 +276,37 @@ const invalid: Case[] = [
     words: ['between 0 and 1'],
   },
   {
+    name: 'max_cost_usd 0',
+    toml: withExec('max_cost_usd = 0'),
+    code: 'OUT_OF_RANGE',
+    path: 'execution.max_cost_usd',
+    words: ['`max_cost_usd` in [execution] must be greater than 0 and at most 1000000', 'got 0'],
+  },
+  {
+    name: 'max_cost_usd negative',
+    toml: withExec('max_cost_usd = -5'),
+    code: 'OUT_OF_RANGE',
+    words: ['greater than 0', 'got -5'],
+  },
+  {
+    name: 'max_cost_usd above the limit',
+    toml: withExec('max_cost_usd = 2e6'),
+    code: 'OUT_OF_RANGE',
+    words: ['at most 1000000'],
+  },
+  {
+    name: 'max_cost_usd infinite',
+    toml: withExec('max_cost_usd = inf'),
+    code: 'INVALID_TYPE',
+    words: ['`max_cost_usd` in [execution] must be a number'],
+  },
+  {
+    name: 'max_cost_usd as a string',
+    toml: withExec('max_cost_usd = "10"'),
+    code: 'INVALID_TYPE',
+    words: ['`max_cost_usd` in [execution] must be a number', 'got a string'],
+  },
+  {
     name: 'judge_model without provider',
     toml: withExec('judge_model = "gpt-5.2"'),
     code: 'INVALID_MODEL',
@@ -676,6 +707,7 @@ describe('run config: valid configs', () => {
       pass_threshold: 0.5,
       judge_model: 'openai/gpt-5.2',
       judge_api_key_secret: 'OPENAI_API_KEY',
+      max_cost_usd: 12.5,
     });
     expect(full.tasks).toEqual({
       task_names: ['terminal-bench/git-multibranch'],

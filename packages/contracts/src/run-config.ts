@@ -113,6 +113,7 @@ export const RUN_CONFIG_LIMITS = {
   timeout_multiplier: { min: 0, max: 10 },
   max_retries: { min: 0, max: 10 },
   pass_threshold: { min: 0, max: 1 },
+  max_cost_usd: { min: 0, max: 1_000_000 },
 } as const;
 
 export const RUN_CONFIG_DEFAULTS = {
@@ -196,6 +197,8 @@ export const ExecutionConfig = z.strictObject({
   pass_threshold: z.number().min(L.pass_threshold.min).max(L.pass_threshold.max).optional(),
   judge_model: z.string().regex(PROVIDER_MODEL_PATTERN).optional(),
   judge_api_key_secret: SecretName.optional(),
+  /** the run's budget in USD (models and judge): dispatch stops when the spend reaches it */
+  max_cost_usd: z.number().gt(L.max_cost_usd.min).max(L.max_cost_usd.max).optional(),
 });
 export type ExecutionConfig = z.infer<typeof ExecutionConfig>;
 
@@ -287,6 +290,8 @@ export const ConfigIssueCode = z.enum([
   'HLE_PARITY_RECOMMENDED',
   'NON_DEFAULT_HARNESS',
   'JUDGE_NOT_USED',
+  /** the preview's cost estimate exceeds `[execution] max_cost_usd` */
+  'ESTIMATE_OVER_BUDGET',
 ]);
 export type ConfigIssueCode = z.infer<typeof ConfigIssueCode>;
 
@@ -549,7 +554,8 @@ interface ZodIssueLike {
 function rangeText(key: string): string {
   const l = (RUN_CONFIG_LIMITS as Record<string, { min: number; max: number }>)[key];
   if (!l) return '';
-  if (key === 'timeout_multiplier') return `greater than ${l.min} and at most ${l.max}`;
+  if (key === 'timeout_multiplier' || key === 'max_cost_usd')
+    return `greater than ${l.min} and at most ${l.max}`;
   return `between ${l.min} and ${l.max}`;
 }
 

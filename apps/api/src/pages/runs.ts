@@ -113,6 +113,7 @@ export async function runPage(
       errorMessage: true,
       passThreshold: true,
       maxConcurrentAttempts: true,
+      maxCostUsd: true,
       benchmark: { select: { key: true, name: true } },
     },
   });
@@ -214,6 +215,7 @@ ${faultLines(faults)}
 <dt>Progress</dt><dd>${progressBar(p)} · ${p.running} running · ${p.queued} queued</dd>
 <dt>Duration</dt><dd>${duration(results.duration_ms)} (created ${when(results.created_at)}${results.finished_at ? html`, finished ${when(results.finished_at)}` : ''})</dd>
 <dt>Tasks × attempts</dt><dd>${results.task_count} × ${k}, pass threshold ${run.passThreshold}, concurrency ${run.maxConcurrentAttempts}</dd>
+${run.maxCostUsd === null ? '' : html`<dt>Budget</dt><dd>${usd(run.maxCostUsd)} (max_cost_usd; spent ${usd((t.cost_usd ?? 0) + (t.judge_cost_usd ?? 0))})</dd>`}
 <dt>Totals</dt><dd><span class="b passed">passed ${t.passed}</span> <span class="b failed">failed ${t.failed}</span> <span class="b errored">errored ${t.errored}</span> <span class="b cancelled">cancelled ${t.cancelled}</span>
 · ${count(t.tokens)} tokens (${count(t.input_tokens)} in, ${count(t.output_tokens)} out, ${count(t.cache_tokens)} cache) · cost ${usd(t.cost_usd)}${t.judge_cost_usd ? html` + judge ${usd(t.judge_cost_usd)}` : ''}</dd></dl>
 ${canStop ? html`<p><a class="b failed" href="${self}/stop">Stop this run…</a></p>` : ''}

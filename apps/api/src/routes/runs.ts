@@ -33,6 +33,7 @@ import { attemptFieldsOfEvents } from '../services/event-attempts.ts';
 import { iso, page } from '../services/serialize.ts';
 import { faultsOfRuns } from '../services/workers.ts';
 import { bestPassAt1ByRun, loadRunResults, RunNameParams, runOr404 } from './results.ts';
+import { stopReasonOf } from './run-budget.ts';
 
 const RUN_LIST_INCLUDE = {
   benchmark: { select: { key: true, name: true } },
@@ -408,6 +409,8 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
           pass_threshold: row.passThreshold,
           judge_model: row.judgeModel,
           error_message: row.errorMessage,
+          max_cost_usd: row.maxCostUsd,
+          stop_reason: await stopReasonOf(app.db, row),
           agents: row.agents.map((a) => ({
             id: a.id,
             index: a.index,

@@ -47,6 +47,7 @@ import { checkSecretDestinations } from '../model-destinations.ts';
 import { type ResolvedSecret, resolveSecretsForUser } from '../secret-records.ts';
 import { iso } from '../services/serialize.ts';
 import { workspaceEndpointHosts } from './endpoint-hosts.ts';
+import { budgetWarning, estimateRunCost } from './run-budget.ts';
 import { checkProvidedSecrets, PROVIDED_SECRET_ID, storeProvidedSecrets } from './submit-provided-secrets.ts';
 
 const ATTEMPT_INSERT_CHUNK = 5000;
@@ -298,6 +299,7 @@ async function prepare(
     max_retries: config.execution.max_retries,
     pass_threshold: resolved.passThreshold,
     judge_model: resolved.judgeModel,
+    max_cost_usd: config.execution.max_cost_usd ?? null,
     secrets: names.map((n) => {
       const receivers = (routes.get(n) ?? []).map(({ path: _path, ...r }) => r);
       return {
@@ -310,6 +312,16 @@ async function prepare(
     }),
     warnings,
   };
+  preview.cost_estimate = await estimateRunCost(app.db, {
+    workspaceId: workspace.id,
+    benchmarkId: bench.id,
+    benchmarkKey: bench.key,
+    agents: preview.agents,
+    attemptsPerAgent: selection.tasks.length * config.execution.attempts_per_task,
+  });
+  warnings.push(
+    ...locateConfigIssues(text, budgetWarning(preview.cost_estimate, config.execution.max_cost_usd)),
+  );
   return {
     config,
     benchmark: { id: bench.id, key: bench.key, name: bench.name, defaultHarness: bench.defaultHarness },
@@ -405,6 +417,7 @@ async function createRun(
               maxRetries: config.execution.max_retries,
               passThreshold: resolved.passThreshold,
               judgeModel: resolved.judgeModel,
+              maxCostUsd: config.execution.max_cost_usd ?? null,
               secretRefs,
               createdById: user.id,
             },

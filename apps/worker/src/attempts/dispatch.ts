@@ -12,6 +12,7 @@
 import type { Db } from '@osmosis/db';
 import type { Queues } from '@osmosis/queues';
 import type { Logger } from 'pino';
+import { enforceBudget } from './budget.ts';
 
 export interface DispatchResult {
   /** attempts handed to the queue by this call */
@@ -47,6 +48,7 @@ export async function dispatchRun(
         data: { runId, level: 'info', step: 'run.queued', message: 'run queued for execution' },
       });
     }
+    if (await enforceBudget(tx, runId)) return { ids: [], inFlight: 0, nextDueAt: null, status: run.status };
     const counts = await tx.$queryRaw<{ in_flight: number; next_due: Date | null }[]>`
       SELECT
         count(*) FILTER (WHERE status = 'running' OR (status = 'queued' AND dispatched_at IS NOT NULL))::int AS in_flight,

@@ -11,6 +11,7 @@ import {
   statusOnAttemptStart,
 } from '@osmosis/core';
 import type { Db, Prisma } from '@osmosis/db';
+import { enforceBudget } from './budget.ts';
 import type { ExecutionResult } from './executor.ts';
 import { phaseColumns, resultColumns } from './result-columns.ts';
 
@@ -82,6 +83,7 @@ export async function acquireLease(db: Db, attemptId: string, holder: LeaseHolde
     if (row.status === 'running' && !row.lease_expired) {
       return { kind: 'skipped', reason: `leased to ${row.lease_owner}` };
     }
+    if (await enforceBudget(tx, row.run_id, attemptId)) return { kind: 'skipped', reason: 'budget reached' };
     const token = row.lease_token + 1;
     const tryNumber = row.try_count + 1;
     await tx.$executeRaw`
@@ -270,6 +272,7 @@ export async function finalizeAttempt(
           },
         },
       });
+      await enforceBudget(tx, runId);
       return { kind: 'retry', notBefore, retry };
     }
 
@@ -313,6 +316,7 @@ export async function finalizeAttempt(
         },
       },
     });
+    await enforceBudget(tx, runId);
     const runStatus = await completeRunIfDone(tx, runId);
     return { kind: 'written', outcome: result.outcome, runStatus };
   });

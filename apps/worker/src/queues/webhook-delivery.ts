@@ -9,6 +9,7 @@ import { decryptSecretValue, parseSecretKeyRing, webhookSecretRef } from '@osmos
 import { parseAllowList } from '@osmosis/egress';
 import { Queue } from 'bullmq';
 import { workerMetrics } from '../metrics/registry.ts';
+import { createBudgetDeliveries } from '../webhooks/budget-deliveries.ts';
 import { webhookBackoff } from '../webhooks/config.ts';
 import { sendWebhook } from '../webhooks/deliver.ts';
 import {
@@ -62,6 +63,7 @@ export function createWebhookDelivery(ctx: WorkerContext) {
         again = false;
         await expireClaims(db);
         await createRunDeliveries(db, config.webhookMaxAttempts);
+        await createBudgetDeliveries(db, config.webhookMaxAttempts);
         for (const due of await dueDeliveries(db)) await enqueue(due.id, due.next);
       } while (again && !ctx.shutdown.aborted);
     })()

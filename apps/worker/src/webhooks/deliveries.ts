@@ -82,7 +82,7 @@ export async function createRunDeliveries(db: Db, maxAttempts: number, limit = 2
   return created;
 }
 
-async function runTotals(db: Db, runIds: string[]) {
+export async function runTotals(db: Db, runIds: string[]) {
   const rows = await db.$queryRaw<
     { run_id: string; passed: number; failed: number; errored: number; cancelled: number }[]
   >`

@@ -12,6 +12,7 @@ import type { Style } from '../style.ts';
 import { renderKeyValue, renderTable } from '../table.ts';
 import { attemptTag } from './log-attempt.ts';
 import { qualityLines } from './quality.ts';
+import { runBudgetText } from './run-budget.ts';
 import { runInfoData, runInfoPlain, runItem, runLogsItem } from './run-shapes.ts';
 import { registerRunsCompare } from './runs-compare.ts';
 
@@ -162,6 +163,7 @@ export function registerRuns(benchmark: Command): Command {
             ],
             ['Tokens', `${t.tokens} (in ${t.input_tokens}, out ${t.output_tokens}, cache ${t.cache_tokens})`],
             ['Cost', t.cost_usd === null ? null : `$${t.cost_usd.toFixed(4)}`],
+            ['Budget', runBudgetText(run)],
             [
               'Settings',
               `${run.task_count} tasks × ${run.attempts_per_task} attempt(s), concurrency ${run.max_concurrent_attempts}, retries ${run.max_retries}, timeout ×${run.timeout_multiplier}, pass ≥ ${run.pass_threshold}`,

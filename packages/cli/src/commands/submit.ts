@@ -20,6 +20,7 @@ import { confirm, readSecret } from '../prompt.ts';
 import { readSecretsFile } from '../secrets-file.ts';
 import { style } from '../style.ts';
 import { cliVersion } from '../version.ts';
+import { previewCostText } from './run-budget.ts';
 
 const SAMPLE_SHOWN = 5;
 
@@ -82,6 +83,8 @@ export function renderPreview(p: RunPreview, color = false): string {
     `timeout ×${p.timeout_multiplier}, max retries ${p.max_retries}, pass threshold ${p.pass_threshold}`,
   ]);
   if (p.judge_model) rows.push(['Judge', p.judge_model]);
+  const cost = previewCostText(p);
+  if (cost) rows.push(['Cost', cost]);
   if (p.secrets.length === 0) rows.push(['Secrets', 'none']);
   p.secrets.forEach((sec, i) => {
     rows.push([

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigIssue, MAX_TABLE_SECRET_NAMES, MODEL_TYPES, ModelSpec } from '../run-config.ts';
 import { SecretPhase, SecretReceiver } from '../secret-routing.ts';
 import { dataOf, Timestamp } from './common.ts';
+import { CostEstimate } from './run-budget.ts';
 import { MAX_SECRET_VALUE_BYTES, SecretNameString, SecretScope } from './secrets.ts';
 
 /** Largest accepted config file. */
@@ -87,6 +88,10 @@ export const RunPreview = z.object({
   max_retries: z.number().int(),
   pass_threshold: z.number(),
   judge_model: z.string().nullable(),
+  /** `[execution] max_cost_usd`; null: no budget */
+  max_cost_usd: z.number().nullable().optional(),
+  /** the run's cost estimated from earlier runs of the same benchmark and models */
+  cost_estimate: CostEstimate.optional(),
   secrets: z.array(RunPreviewSecret),
   warnings: z.array(ConfigIssue),
 });

@@ -121,6 +121,10 @@ export const RunInfo = RunSummary.extend({
   pass_threshold: z.number(),
   judge_model: z.string().nullable(),
   error_message: z.string().nullable(),
+  /** `[execution] max_cost_usd`; null: no budget */
+  max_cost_usd: z.number().nullable().optional(),
+  /** why a stopped run stopped: "budget reached", or "stopped by EMAIL"; null unless stopped */
+  stop_reason: z.string().nullable().optional(),
   agents: z.array(RunAgentInfo),
   /** how the tasks were selected ([tasks] of the config) */
   task_selection: z.object({

@@ -1,0 +1,32 @@
+// A run's cost budget (`[execution] max_cost_usd`, issue 19 part 3): what the submit preview
+// estimates against it, and how a run the budget ended says so.
+import { z } from 'zod';
+
+/** `stop_reason` (and the run's error_message) of a run the budget ended. */
+export const BUDGET_STOP_REASON = 'budget reached';
+/** The run event written once, when the spend first reaches the budget. */
+export const BUDGET_REACHED_EVENT = 'run.budget_reached';
+
+/** One agent's share of the estimate: its model's mean cost per attempt on this benchmark. */
+export const CostEstimateAgent = z.object({
+  index: z.number().int(),
+  model: z.string(),
+  attempts: z.number().int(),
+  /** finished attempts of earlier runs of this model on this benchmark that reported a cost */
+  basis_attempts: z.number().int().nonnegative(),
+  /** models and judge, per attempt; null when there is no earlier run to learn from */
+  mean_cost_per_attempt_usd: z.number().nullable(),
+  usd: z.number().nullable(),
+  /** why there is no estimate: "no earlier run of MODEL on BENCH" */
+  note: z.string().nullable(),
+});
+export type CostEstimateAgent = z.infer<typeof CostEstimateAgent>;
+
+/** The preview's estimate of a run's cost: the sum of its agents' shares, null when one is unknown. */
+export const CostEstimate = z.object({
+  usd: z.number().nullable(),
+  agents: z.array(CostEstimateAgent),
+  /** the notes of the agents without an estimate, joined; null when every agent has one */
+  note: z.string().nullable(),
+});
+export type CostEstimate = z.infer<typeof CostEstimate>;
