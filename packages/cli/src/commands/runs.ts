@@ -14,6 +14,7 @@ import { attemptTag } from './log-attempt.ts';
 import { qualityLines } from './quality.ts';
 import { runInfoData, runInfoPlain, runItem, runLogsItem } from './run-shapes.ts';
 import { registerRunsCompare } from './runs-compare.ts';
+import { registerRunsRetry } from './runs-retry.ts';
 
 type AgentRow = RunResults['agents'][number];
 
@@ -357,6 +358,7 @@ export function registerRuns(benchmark: Command): Command {
     });
 
   registerRunsCompare(runs);
+  registerRunsRetry(runs);
   return runs;
 }
 
