@@ -185,7 +185,8 @@ describe('retry the unscored attempts of a run', { timeout: 1_200_000 }, () => {
     // confirmation that is needed, and nothing changes
     const preview = await cli(['--json', 'benchmark', 'runs', 'retry', name]);
     expect(preview.error?.code).toBe('INTERACTIVE_REQUIRED');
-    const summary = (preview.error?.details as { summary: Record<string, string> }).summary;
+    const summary =
+      (preview.error?.details as { summary?: Record<string, string> } | undefined)?.summary ?? {};
     expect(summary['Attempts to re-run']).toBe('1');
     expect(summary['Agent 1']).toContain('terminus-2 fake-gpt');
     expect(summary['Agent 1']).toContain('1 errored, 0 cancelled');

@@ -22,7 +22,7 @@ export const RetryAgentPlan = z.object({
   cancelled: z.number().int().nonnegative(),
   /** errored + cancelled */
   attempts: z.number().int().nonnegative(),
-  /** mean model cost of one scored-or-errored attempt of this harness and model, null when unknown */
+  /** mean model cost per attempt, over the attempts that reported one; null when unknown */
   mean_cost_usd: z.number().nullable(),
   /** where the mean comes from: this run, earlier runs of the workspace, or nowhere */
   cost_basis: z.enum(['this_run', 'earlier_runs', 'unknown']),
