@@ -230,7 +230,12 @@ describe('sign-in', () => {
     const routes = postRoutes(api.app.printRoutes({ method: 'POST', commonPrefix: false })).filter(
       (route) => !route.startsWith('/v1') && route !== '/login',
     );
-    expect(routes.sort()).toEqual(['/benchmarks/:key/sync', '/logout', '/runs/:name/stop']);
+    expect(routes.sort()).toEqual([
+      '/benchmarks/:key/sync',
+      '/logout',
+      '/runs/:name/retry',
+      '/runs/:name/stop',
+    ]);
     const member = await api.addMember(owner.workspaceId, 'member');
     const who = await signIn(api.url, member.token);
     for (const route of routes) {

@@ -241,6 +241,9 @@ function sendTurn(
 export async function startFakeModelServer(
   options: {
     host?: string;
+    /** TCP port to listen on (default: any free one); a test that stops the fake and starts it
+     * again gives the old port, so URLs in configs stay valid */
+    port?: number;
     /** Listen on this unix socket instead of a TCP port. */
     socketPath?: string;
     /** The URL clients reach the socket at (e.g. through a relay); default `http://localhost`. */
@@ -449,7 +452,7 @@ export async function startFakeModelServer(
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if (options.socketPath) server.listen(options.socketPath, () => resolve());
-    else server.listen(0, host, () => resolve());
+    else server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = options.socketPath ? 0 : (server.address() as AddressInfo).port;
   const url = options.socketPath ? (options.publicUrl ?? 'http://localhost') : `http://${host}:${port}`;

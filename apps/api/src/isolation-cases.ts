@@ -244,6 +244,40 @@ export const ISOLATION_CASES: IsolationCase[] = [
         throw new Error('webhook of B was deleted');
     },
   },
+  {
+    // an ended run of B (the shared one is running): a leak would re-queue or answer 409, not 404
+    method: 'POST',
+    route: '/v1/runs/:name/retry',
+    seed: async (ctx) => {
+      const b = await seed(ctx);
+      const run = await ctx.api.db.run.upsert({
+        where: { workspaceId_name: { workspaceId: ctx.b.workspaceId, name: 'iso-run-b-ended' } },
+        create: {
+          workspaceId: ctx.b.workspaceId,
+          benchmarkId: b.benchmarkId!,
+          name: 'iso-run-b-ended',
+          status: 'finished',
+          configToml: '',
+          config: {},
+          selection: {},
+          taskCount: 0,
+          attemptsPerTask: 1,
+          maxConcurrentAttempts: 1,
+          timeoutMultiplier: 1,
+          maxRetries: 0,
+          passThreshold: 1,
+          createdById: ctx.b.userId,
+        },
+        update: {},
+      });
+      return { ...b, endedRunId: run.id, endedRunName: run.name };
+    },
+    url: (_, s) => `/v1/runs/${s.endedRunName}/retry`,
+    verify: async ({ api }, s) => {
+      const row = await api.db.run.findUnique({ where: { id: s.endedRunId } });
+      if (row?.status !== 'finished') throw new Error(`ended run of B changed to ${row?.status}`);
+    },
+  },
 ];
 
 const seededWebhook = new WeakMap<IsolationContext, Promise<Record<string, string>>>();

@@ -12,6 +12,7 @@ export * from './api/run-budget.ts';
 export * from './api/run-event-attempts.ts';
 export * from './api/runs.ts';
 export * from './api/runs-compare.ts';
+export * from './api/runs-retry.ts';
 export * from './api/runs-submit.ts';
 export * from './api/secrets.ts';
 export * from './api/tokens.ts';

@@ -7,6 +7,7 @@
 //   GET  /operators                                the workers (admins; GET /v1/workers)
 //   GET  /runs/:name/stream                        the run's event stream (progress, end) for the page
 //   GET  /runs/:name/stop, POST /runs/:name/stop   confirmation step, then stop (members+)
+//   POST /runs/:name/retry                        retry the unscored attempts (admins, the run's creator)
 //   GET  /runs/:name/files/:file                   summary.csv | results.csv | logs.txt
 //   GET  /runs/:name/attempts/:id                  attempt page (events, verifier, trajectory)
 //   GET  /runs/:name/attempts/:id/artifacts/*      one artifact, downloaded
@@ -29,6 +30,7 @@ import { callApi, contexts, ctxOf, errorPage, ok, PageError, page, send } from '
 import { type Html, html, layout } from './html.ts';
 import { operatorsPage } from './operators.ts';
 import { queuesPage } from './queues.ts';
+import { retryRunPage } from './run-retry.ts';
 import { attemptPage, runPage, runsPage, stopConfirmPage } from './runs.ts';
 import { LOGIN_CSRF_COOKIE, registerPageSessions, SESSION_COOKIE } from './session.ts';
 
@@ -207,6 +209,9 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
       ok(await callApi(ctx, 'POST', `/v1/runs/${encodeURIComponent(name)}/stop`, {}));
       return reply.redirect(`/runs/${encodeURIComponent(name)}`, 303);
     });
+    signed.post('/runs/:name/retry', hide, async (request, reply) =>
+      retryRunPage(ctxOf(request), reply, (request.params as { name: string }).name),
+    );
 
     // downloads: the /v1 download route, streamed with the session's token
     const proxyDownload = async (

@@ -17,6 +17,7 @@ import { count, duration, type Html, html, pct, qs, raw, usd, when } from './htm
 import { LIVE_SCRIPT } from './live-script.ts';
 import { qualitySection } from './quality.ts';
 import { comparisonSection } from './run-compare.ts';
+import { retryRunForm } from './run-retry.ts';
 
 const enc = encodeURIComponent;
 const TERMINAL = new Set(['finished', 'failed', 'stopped']);
@@ -203,6 +204,7 @@ ${pages > 1 ? html`<nav class="pager">${pageNo > 1 ? html`<a href="${link({ page
 
   const hasOutputs = results.status !== 'pending' && results.status !== 'queued';
   const comparison = await comparisonSection(ctx, name, results.agents, query);
+  const retry = terminal ? await retryRunForm(ctx, name) : '';
   return page(
     reply,
     ctx,
@@ -219,6 +221,7 @@ ${run.maxCostUsd === null ? '' : html`<dt>Budget</dt><dd>${usd(run.maxCostUsd)} 
 <dt>Totals</dt><dd><span class="b passed">passed ${t.passed}</span> <span class="b failed">failed ${t.failed}</span> <span class="b errored">errored ${t.errored}</span> <span class="b cancelled">cancelled ${t.cancelled}</span>
 · ${count(t.tokens)} tokens (${count(t.input_tokens)} in, ${count(t.output_tokens)} out, ${count(t.cache_tokens)} cache) · cost ${usd(t.cost_usd)}${t.judge_cost_usd ? html` + judge ${usd(t.judge_cost_usd)}` : ''}</dd></dl>
 ${canStop ? html`<p><a class="b failed" href="${self}/stop">Stop this run…</a></p>` : ''}
+${retry ? html`<p>${retry}</p>` : ''}
 ${hasOutputs ? html`<p>Download: <a href="${self}/files/summary.csv">summary.csv</a> · <a href="${self}/files/results.csv">results.csv</a> · <a href="${self}/files/logs.txt">logs.txt</a>${terminal ? '' : ' (current snapshot)'}</p>` : ''}
 <h2>Agents</h2>${agentsTable}
 ${qualitySection(results.agents)}

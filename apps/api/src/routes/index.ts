@@ -11,6 +11,7 @@ import { queueRoutes } from './queues.ts';
 import { resultRoutes } from './results.ts';
 import { runRoutes } from './runs.ts';
 import { runCompareRoutes } from './runs-compare.ts';
+import { runRetryRoutes } from './runs-retry.ts';
 import { secretRoutes } from './secrets.ts';
 import { submitRoutes } from './submit.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -34,5 +35,6 @@ export const routes: FastifyPluginAsyncZod[] = [
   queueRoutes,
   gitLinkRoutes,
   runCompareRoutes,
+  runRetryRoutes,
   // append route modules above this line, one per line
 ];

@@ -15,6 +15,7 @@ import { qualityLines } from './quality.ts';
 import { runBudgetText } from './run-budget.ts';
 import { runInfoData, runInfoPlain, runItem, runLogsItem } from './run-shapes.ts';
 import { registerRunsCompare } from './runs-compare.ts';
+import { registerRunsRetry } from './runs-retry.ts';
 
 type AgentRow = RunResults['agents'][number];
 
@@ -359,6 +360,7 @@ export function registerRuns(benchmark: Command): Command {
     });
 
   registerRunsCompare(runs);
+  registerRunsRetry(runs);
   return runs;
 }
 

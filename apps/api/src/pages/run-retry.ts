@@ -1,0 +1,37 @@
+// "Retry unscored attempts" on the run page: shown to the run's creator and admins when the run
+// has ended with errored or cancelled attempts, with what the retry would re-run and cost (the
+// same preview as `?dry_run=true`). A POST form with the session's CSRF token to
+// POST /runs/:name/retry, which calls POST /v1/runs/:name/retry with the session's token and
+// returns to the run page.
+import type { FastifyReply } from 'fastify';
+import { isApiError } from '../errors.ts';
+import { previewRetry } from '../services/run-retry.ts';
+import { callApi, ok, type PageContext } from './context.ts';
+import { type Html, html, usd } from './html.ts';
+
+const enc = encodeURIComponent;
+
+export async function retryRunForm(ctx: PageContext, name: string): Promise<Html | string> {
+  const caller = { userId: ctx.auth.user.id, role: ctx.auth.role };
+  let plan: Awaited<ReturnType<typeof previewRetry>>;
+  try {
+    plan = await previewRetry(ctx.app.db, ctx.auth.workspace.id, name, caller);
+  } catch (error) {
+    // not allowed, still active, or its tasks changed: no button (the API says why to whoever asks)
+    if (isApiError(error)) return '';
+    throw error;
+  }
+  if (plan.requeued_attempts === 0) return '';
+  const perAgent = plan.agents
+    .filter((a) => a.attempts > 0)
+    .map((a) => `agent ${a.agent_index} (${a.model}): ${a.errored} errored, ${a.cancelled} cancelled`)
+    .join('; ');
+  const cost =
+    plan.estimated_cost_usd === null ? 'cost unknown' : `estimated ${usd(plan.estimated_cost_usd)}`;
+  return html`<form method="post" action="/runs/${enc(name)}/retry" class="inline"><input type="hidden" name="_csrf" value="${ctx.view.csrf}"><button>Retry unscored attempts</button> <span class="muted">${plan.requeued_attempts} attempt(s) — ${perAgent} — ${cost}; scored attempts are kept</span></form>`;
+}
+
+export async function retryRunPage(ctx: PageContext, reply: FastifyReply, name: string) {
+  ok(await callApi(ctx, 'POST', `/v1/runs/${enc(name)}/retry`, {}));
+  return reply.redirect(`/runs/${enc(name)}`, 303);
+}
