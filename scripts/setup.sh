@@ -31,12 +31,12 @@ if [ "${OSMOSIS_SETUP_BROWSER:-1}" = 1 ] && [ ! -x /usr/bin/chromium ] && [ "$(i
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >.local/logs/apt-chromium.log 2>&1 \
     || log "chromium could not be installed (see .local/logs/apt-chromium.log): the browser tests will be skipped"
 fi
-# Compose for test/compose.test.ts (the container deployment brought up here): Debian's
-# docker-compose (v1) when the Docker CLI has no `compose` plugin. Only where the tests run.
+# Compose for the sample's compose task (scripts/services.sh installs it too) and the opt-in stack
+# run of test/compose.test.ts: Debian's docker-compose (v1) when the Docker CLI has no `compose` plugin.
 if [ "${OSMOSIS_SETUP_COMPOSE:-1}" = 1 ] && ! docker compose version >/dev/null 2>&1 \
   && ! command -v docker-compose >/dev/null && [ "$(id -u)" = 0 ]; then
-  log "installing docker-compose (the compose deployment test)"
+  log "installing docker-compose (compose tasks and the compose deployment)"
   [ -f .local/.apt-updated ] || { apt-get update -qq >.local/logs/apt.log 2>&1 && touch .local/.apt-updated; } || true
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker-compose >.local/logs/apt-compose.log 2>&1 \
-    || log "docker-compose could not be installed (see .local/logs/apt-compose.log): test/compose.test.ts will fail"
+    || log "docker-compose could not be installed (see .local/logs/apt-compose.log): compose tasks will error"
 fi
