@@ -12,17 +12,22 @@ import type { Db, Prisma } from '@osmosis/db';
 /** Runs that ended longer ago than this get no new delivery (a worker down for longer misses them). */
 export const WEBHOOK_LOOKBACK_HOURS = 24;
 
-interface EndedRun {
+/** A run row joined to one webhook: what a delivery's payload says of the run. */
+export interface WebhookRunRow {
   webhook_id: string;
   run_id: string;
   run_name: string;
-  status: 'finished' | 'failed' | 'stopped';
+  status: string;
   workspace: string;
   benchmark: string;
   task_count: number;
   created_at: Date;
   finished_at: Date | null;
   error_message: string | null;
+}
+
+interface EndedRun extends WebhookRunRow {
+  status: 'finished' | 'failed' | 'stopped';
 }
 
 const dedupKey = (runId: string, event: string) => `run:${runId}:${event}`;
@@ -46,18 +51,31 @@ export async function createRunDeliveries(db: Db, maxAttempts: number, limit = 2
         WHERE d.webhook_id = w.id AND d.dedup_key = 'run:' || r.id::text || ':run.' || r.status::text)
     ORDER BY r.finished_at
     LIMIT ${limit}`;
-  if (ended.length === 0) return [];
+  return insertRunDeliveries(db, ended, (run) => `run.${run.status}` as WebhookPayload['event'], maxAttempts);
+}
+
+/**
+ * One delivery per row, its payload fixed now (the run and its totals); a row whose delivery exists
+ * already is skipped (unique webhook + dedup key). Returns the new deliveries' ids.
+ */
+export async function insertRunDeliveries<Row extends WebhookRunRow>(
+  db: Db,
+  rows: Row[],
+  eventOf: (row: Row) => WebhookPayload['event'],
+  maxAttempts: number,
+): Promise<string[]> {
+  if (rows.length === 0) return [];
   const totals = await runTotals(
     db,
-    ended.map((e) => e.run_id),
+    rows.map((r) => r.run_id),
   );
   const created: string[] = [];
-  for (const run of ended) {
-    const event = `run.${run.status}`;
+  for (const run of rows) {
+    const event = eventOf(run);
     const id = crypto.randomUUID();
     const payload: WebhookPayload = {
       id,
-      event: event as WebhookPayload['event'],
+      event,
       created_at: new Date().toISOString(),
       workspace: run.workspace,
       run: {
