@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RunEventLevel, TrialPhaseStep } from './run-events.ts';
 
 /**
  * What one execution of an attempt came to, declared once: the worker's trial returns it, the
@@ -29,8 +30,8 @@ export const AttemptErrorClass = z.enum([
 export type AttemptErrorClass = z.infer<typeof AttemptErrorClass>;
 
 export const AttemptEvent = z.object({
-  level: z.enum(['debug', 'info', 'warn', 'error']),
-  step: z.string(),
+  level: RunEventLevel,
+  step: TrialPhaseStep,
   message: z.string(),
   details: z.record(z.string(), z.unknown()).optional(),
   timestamp: z.coerce.date().optional(),

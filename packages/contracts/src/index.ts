@@ -27,5 +27,6 @@ export * from './harness-info.ts';
 export * from './model-providers.ts';
 export * from './queues.ts';
 export * from './run-config.ts';
+export * from './run-events.ts';
 export * from './secret-routing.ts';
 export * from './task.ts';

@@ -8,3 +8,4 @@ export * from './secret-crypto.ts';
 export * from './task-selection.ts';
 export * from './tokens.ts';
 export * from './webhook-signature.ts';
+export * from './workspace-limits.ts';

@@ -1,5 +1,6 @@
 export { createDb, type Db, DEFAULT_DATABASE_URL } from './client.ts';
 export { deploymentId } from './deployment.ts';
+export * from './events.ts';
 export type * from './generated/prisma/client.ts';
 export { Prisma, PrismaClient } from './generated/prisma/client.ts';
 export { Role } from './generated/prisma/enums.ts';

@@ -1,7 +1,7 @@
 // The contract between the attempt pipeline (apps/worker/src/attempts/pipeline.ts) and a harness:
 // the thing that plays the agent inside a task's sandbox. `oracle` and `nop` implement it here;
 // terminus-2 and the installed CLI agents implement the same interface.
-import type { HarnessInfo, TaskConfig } from '@osmosis/contracts';
+import type { HarnessInfo, RunEventLevel, TaskConfig, TrialPhaseStep } from '@osmosis/contracts';
 import type { ExecOptions, ExecResult, ExtractedFile, FileEntry } from '@osmosis/sandbox';
 
 /** The sandbox as a harness sees it (a subset of @osmosis/sandbox's Sandbox). */
@@ -17,12 +17,12 @@ export interface HarnessSandbox {
   ): Promise<ExtractedFile[]>;
 }
 
-export type HarnessEventLevel = 'debug' | 'info' | 'warn' | 'error';
+export type HarnessEventLevel = RunEventLevel;
 
 /** A lifecycle event for the run's log. The pipeline scrubs secrets before storing it. */
 export interface HarnessEvent {
   level: HarnessEventLevel;
-  step: string;
+  step: TrialPhaseStep;
   message: string;
   details?: Record<string, unknown>;
 }

@@ -1,7 +1,7 @@
 // The attempt pipeline's defences against what a task or an agent can ask for or leave behind:
 // a task over the operator's limits does not start, a storage breach is the model's failure
 // (not the platform's), and nothing the agent started survives into the verifier.
-import type { TaskConfig } from '@osmosis/contracts';
+import type { TaskConfig, TrialPhaseStep } from '@osmosis/contracts';
 import { describeStorageBreach, type Sandbox, type StorageBreach } from '@osmosis/sandbox';
 import { DEFAULT_TASK_LIMITS, type TaskLimits, taskLimitViolations } from '@osmosis/tasks';
 
@@ -82,7 +82,7 @@ export function storageLimitOutcome(breach: StorageBreach, phase: string): Stora
  */
 export async function closeAgentPhase(
   sandbox: Sandbox,
-  emit: (event: { level: 'info' | 'warn'; step: string; message: string }) => void,
+  emit: (event: { level: 'info' | 'warn'; step: TrialPhaseStep; message: string }) => void,
 ): Promise<void> {
   let report: Awaited<ReturnType<Sandbox['killStrayProcesses']>>;
   try {

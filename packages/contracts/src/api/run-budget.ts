@@ -1,11 +1,12 @@
 // A run's cost budget (`[execution] max_cost_usd`, issue 19 part 3): what the submit preview
 // estimates against it, and how a run the budget ended says so.
 import { z } from 'zod';
+import type { RunLifecycleStep } from '../run-events.ts';
 
 /** `stop_reason` (and the run's error_message) of a run the budget ended. */
 export const BUDGET_STOP_REASON = 'budget reached';
 /** The run event written once, when the spend first reaches the budget. */
-export const BUDGET_REACHED_EVENT = 'run.budget_reached';
+export const BUDGET_REACHED_EVENT = 'run.budget_reached' satisfies RunLifecycleStep;
 
 /** One agent's share of the estimate: its model's mean cost per attempt on this benchmark. */
 export const CostEstimateAgent = z.object({
