@@ -29,6 +29,8 @@ interface ComposeFile {
       environment?: Record<string, string>;
       volumes?: string[];
       build?: unknown;
+      depends_on?: Record<string, { condition: string }>;
+      ports?: string[];
     }
   >;
   volumes: Record<string, unknown>;
@@ -37,12 +39,16 @@ const readCompose = (file: string) =>
   parse(readFileSync(path.join(root, file), 'utf8'), { merge: true }) as ComposeFile;
 const compose = readCompose('docker-compose.yml');
 const local = readCompose('docker-compose.local.yml');
+const SERVICES = ['api', 'minio', 'minio-bucket', 'postgres', 'redis', 'worker'];
 
 describe('docker-compose.yml', () => {
-  it('describes postgres, redis, api and worker from registry images and the repository Dockerfile', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'postgres', 'redis', 'worker']);
+  it('describes postgres, redis, minio, api and worker from registry images and the repository Dockerfile', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(SERVICES);
     expect(compose.services.postgres?.image).toBe('postgres:15');
     expect(compose.services.redis?.image).toBe('redis:7');
+    // MinIO pinned to a release (its on-disk format changes between releases), never :latest
+    for (const name of ['minio', 'minio-bucket'])
+      expect(compose.services[name]?.image).toMatch(/minio\/minio:RELEASE\.\d{4}-\d\d-\d\dT[\d-]+Z\}?$/);
     for (const name of ['api', 'worker']) {
       const command = compose.services[name]?.command ?? [];
       expect(command[0]).toBe('node');
@@ -63,6 +69,12 @@ describe('docker-compose.yml', () => {
       'OSMOSIS_QUEUE_PREFIX',
       'OSMOSIS_DATA_DIR',
       'OSMOSIS_SECRET_KEYS',
+      'OSMOSIS_STORAGE',
+      'OSMOSIS_S3_ENDPOINT',
+      'OSMOSIS_S3_BUCKET',
+      'OSMOSIS_S3_ACCESS_KEY_ID',
+      'OSMOSIS_S3_SECRET_ACCESS_KEY',
+      'OSMOSIS_WORKSPACE_MAX_CONCURRENT_ATTEMPTS',
     ])
       expect(worker[key], key).toBe(api[key]);
     expect(compose.services.worker?.volumes).toContain('/var/run/docker.sock:/var/run/docker.sock');
@@ -77,8 +89,35 @@ describe('docker-compose.yml', () => {
       }
   });
 
-  it('the local override only swaps the images of postgres and redis (built from the base image)', () => {
-    expect(Object.keys(local.services).sort()).toEqual(['postgres', 'redis']);
+  it('keeps blobs in the MinIO bucket the one-shot minio-bucket service creates, after MinIO is healthy', () => {
+    const api = compose.services.api?.environment ?? {};
+    expect(api.OSMOSIS_STORAGE).toBe('s3');
+    expect(api.OSMOSIS_S3_ENDPOINT).toBe('http://minio:9000');
+    const bucketJob = (compose.services['minio-bucket']?.command ?? []).join(' ');
+    expect(bucketJob).toContain(`mc mb --ignore-existing osmosis/${api.OSMOSIS_S3_BUCKET}`);
+    expect(compose.services['minio-bucket']?.depends_on).toMatchObject({
+      minio: { condition: 'service_healthy' },
+    });
+    for (const name of ['api', 'worker'])
+      expect(compose.services[name]?.depends_on, name).toMatchObject({
+        'minio-bucket': { condition: 'service_completed_successfully' },
+      });
+    // MinIO is for the platform's containers only: no port on the host
+    expect(compose.services.minio?.ports).toBeUndefined();
+  });
+
+  it('the local override swaps the images of postgres and redis (built from the base image) and keeps blobs local', () => {
+    // api and worker only for their storage settings; minio and minio-bucket as stand-ins
+    expect(Object.keys(local.services).sort()).toEqual(SERVICES);
+    // no MinIO image without a registry: stand-ins on the base image, and the local folder backend
+    for (const name of ['minio', 'minio-bucket'])
+      expect(local.services[name]?.image).toMatch(/osmosis\/base:bookworm\}?$/);
+    for (const name of ['api', 'worker']) {
+      const environment = local.services[name]?.environment ?? {};
+      expect(environment.OSMOSIS_STORAGE, name).toBe('local');
+      for (const [key, value] of Object.entries(environment))
+        if (key.startsWith('OSMOSIS_S3_')) expect(value, `${name} ${key}`).toBe('');
+    }
     for (const name of ['postgres', 'redis'] as const) {
       expect(local.services[name]?.image).toBe('osmosis-local/services:bookworm');
       const entry = local.services[name]?.entrypoint?.[0] ?? '';
@@ -176,6 +215,8 @@ describe.skipIf(!runStack)('the compose stack (OSMOSIS_COMPOSE_TEST=1)', () => {
     env = {
       ...process.env,
       OSMOSIS_SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      // docker-compose.yml requires it; the local override's stand-in MinIO does not use it
+      MINIO_ROOT_PASSWORD: randomBytes(16).toString('hex'),
       OSMOSIS_API_PUBLISH: `127.0.0.1:${port}`,
       OSMOSIS_PUBLIC_URL: url,
       OSMOSIS_IMAGE: 'osmosis-local/platform:dev',

@@ -71,4 +71,15 @@ describe('loadConfig', () => {
       expect((e as Error).message).not.toContain('hunter2');
     }
   });
+
+  it("reads the operator's maximum of a workspace's attempts in flight (default 64) and refuses a bad one", () => {
+    expect(loadConfig({}).workspaceMaxConcurrentAttempts).toBe(64);
+    expect(
+      loadConfig({ OSMOSIS_WORKSPACE_MAX_CONCURRENT_ATTEMPTS: '500' }).workspaceMaxConcurrentAttempts,
+    ).toBe(500);
+    for (const bad of ['0', '-1', '2.5', 'lots'])
+      expect(() => loadConfig({ OSMOSIS_WORKSPACE_MAX_CONCURRENT_ATTEMPTS: bad })).toThrow(
+        new RegExp(`OSMOSIS_WORKSPACE_MAX_CONCURRENT_ATTEMPTS: .*\\(got "${bad.replace('.', '\\.')}"\\)`),
+      );
+  });
 });

@@ -1,4 +1,6 @@
 // Configuration of the API process, read from the environment and validated by zod.
+
+import { DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS } from '@osmosis/core';
 import type { ResolveAll } from '@osmosis/egress';
 import { storageSettingsProblem } from '@osmosis/tasks';
 import { z } from 'zod';
@@ -58,6 +60,13 @@ export const ApiEnv = z.object({
   ...sourcesEnvShape,
   /** bearer token GET /metrics requires; unset: /metrics is off (metrics.ts) */
   OSMOSIS_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** the operator's maximum of a workspace's attempts in flight at once (its admins may set less) */
+  OSMOSIS_WORKSPACE_MAX_CONCURRENT_ATTEMPTS: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(1_000_000, 'must be at most 1000000')
+    .default(DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS),
 });
 
 export interface ApiConfig {
@@ -81,6 +90,8 @@ export interface ApiConfig {
   rankedMaxErroredShare: number;
   /** OSMOSIS_METRICS_TOKEN: GET /metrics needs it as a bearer token; null: /metrics is off */
   metricsToken: string | null;
+  /** OSMOSIS_WORKSPACE_MAX_CONCURRENT_ATTEMPTS: the most a workspace's admins may set as its limit */
+  workspaceMaxConcurrentAttempts: number;
 }
 
 export class ConfigError extends Error {
@@ -130,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     sources: sourcesConfig(e),
     rankedMaxErroredShare: e.OSMOSIS_RANKED_MAX_ERRORED_SHARE,
     metricsToken: e.OSMOSIS_METRICS_TOKEN ?? null,
+    workspaceMaxConcurrentAttempts: e.OSMOSIS_WORKSPACE_MAX_CONCURRENT_ATTEMPTS,
   };
 }
 

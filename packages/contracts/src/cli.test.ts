@@ -59,6 +59,7 @@ describe('CLI error codes (upstream osmosis-ai 0.3 CLIErrorCode)', () => {
     // raised locally upstream: missing secrets are VALIDATION, a needed confirmation INTERACTIVE_REQUIRED
     expect(publicErrorCode('MISSING_SECRETS', 422)).toBe('VALIDATION');
     expect(publicErrorCode('INTERACTIVE_REQUIRED', 400)).toBe('INTERACTIVE_REQUIRED');
+    expect(publicErrorCode('WORKSPACE_LIMIT_EXCEEDED', 422)).toBe('VALIDATION');
   });
 
   it('exits 1 for every handled error, 130 when interrupted', () => {

@@ -130,6 +130,7 @@ export const CLI_PUBLIC_CODE: Record<ErrorCode | CliOnlyErrorCode, CliPublicErro
   INVALID_CONFIG: 'VALIDATION',
   // upstream checks secret records locally before it submits and reports a missing one as VALIDATION
   MISSING_SECRETS: 'VALIDATION',
+  WORKSPACE_LIMIT_EXCEEDED: 'VALIDATION',
   LOCAL_IO_ERROR: 'VALIDATION',
   NOT_LOGGED_IN: 'AUTH_REQUIRED',
   UNAUTHENTICATED: 'AUTH_REQUIRED',
@@ -177,7 +178,13 @@ export function publicCodeForStatus(status: number): CliPublicErrorCode {
  * for a CLI error its code's public one.
  */
 export function publicErrorCode(code: string, status?: number): CliPublicErrorCode {
-  if (status !== undefined && code !== 'MISSING_SECRETS' && code !== 'INTERACTIVE_REQUIRED')
+  if (
+    status !== undefined &&
+    code !== 'MISSING_SECRETS' &&
+    code !== 'INTERACTIVE_REQUIRED' &&
+    // a config value above the workspace's limit is a problem of the config, like an invalid one
+    code !== 'WORKSPACE_LIMIT_EXCEEDED'
+  )
     return publicCodeForStatus(status);
   const mapped = (CLI_PUBLIC_CODE as Record<string, CliPublicErrorCode | undefined>)[code];
   if (mapped) return mapped;

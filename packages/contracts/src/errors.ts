@@ -14,6 +14,8 @@ export const ErrorCode = z.enum([
   'RATE_LIMITED',
   'BENCHMARK_NOT_READY',
   'MISSING_SECRETS',
+  /** a run config asks for more attempts at once than the workspace's limit (api/workspace-limits.ts) */
+  'WORKSPACE_LIMIT_EXCEEDED',
   'INVALID_CONFIG',
   'INTERACTIVE_REQUIRED',
   'INTERNAL',
@@ -30,6 +32,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   CONFLICT: 409,
   BENCHMARK_NOT_READY: 409,
   MISSING_SECRETS: 422,
+  WORKSPACE_LIMIT_EXCEEDED: 422,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   INTERACTIVE_REQUIRED: 400,

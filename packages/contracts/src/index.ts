@@ -18,6 +18,7 @@ export * from './api/secrets.ts';
 export * from './api/tokens.ts';
 export * from './api/webhooks.ts';
 export * from './api/workers.ts';
+export * from './api/workspace-limits.ts';
 export * from './api/workspaces.ts';
 export * from './attempt-result.ts';
 export * from './cli.ts';

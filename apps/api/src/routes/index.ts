@@ -17,6 +17,7 @@ import { submitRoutes } from './submit.ts';
 import { tokenRoutes } from './tokens.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { workerRoutes } from './workers.ts';
+import { workspaceLimitRoutes } from './workspace-limits.ts';
 import { workspaceRoutes } from './workspaces.ts';
 
 export const routes: FastifyPluginAsyncZod[] = [
@@ -36,5 +37,6 @@ export const routes: FastifyPluginAsyncZod[] = [
   gitLinkRoutes,
   runCompareRoutes,
   runRetryRoutes,
+  workspaceLimitRoutes,
   // append route modules above this line, one per line
 ];

@@ -7,7 +7,8 @@
 // order: INVALID_CONFIG (400, details {file_name, issues}), NOT_FOUND (benchmark), BENCHMARK_NOT_READY
 // (409), INVALID_CONFIG for rules needing the benchmark (tasks, harness, judge), MISSING_SECRETS
 // (422, every missing record at once), INVALID_CONFIG for secrets sent where they may not go
-// (model-destinations.ts). A failed request leaves no rows and no jobs.
+// (model-destinations.ts). WORKSPACE_LIMIT_EXCEEDED (422) right after the config parses:
+// services/workspace-limits.ts. A failed request leaves no rows and no jobs.
 import {
   agentSecretRefs,
   type ConfigIssue,
@@ -46,6 +47,7 @@ import { ApiError } from '../errors.ts';
 import { checkSecretDestinations } from '../model-destinations.ts';
 import { type ResolvedSecret, resolveSecretsForUser } from '../secret-records.ts';
 import { iso } from '../services/serialize.ts';
+import { checkRunAgainstWorkspaceLimit } from '../services/workspace-limits.ts';
 import { workspaceEndpointHosts } from './endpoint-hosts.ts';
 import { budgetWarning, estimateRunCost } from './run-budget.ts';
 import { checkProvidedSecrets, PROVIDED_SECRET_ID, storeProvidedSecrets } from './submit-provided-secrets.ts';
@@ -130,6 +132,7 @@ async function prepare(
   const config = validation.config;
   const { workspace, user } = request.auth;
   const provided = checkProvidedSecrets(config, fileName, body.secrets?.provided ?? {});
+  const limits = await checkRunAgainstWorkspaceLimit(app.db, workspace, config, fileName, app.config);
 
   const bench = await findBenchmark(app.db, workspace.id, config.experiment.benchmark);
   if (!bench)
@@ -295,6 +298,7 @@ async function prepare(
     attempts_per_task: config.execution.attempts_per_task,
     total_attempts: resolved.totalAttempts,
     max_concurrent_attempts: config.execution.max_concurrent_attempts,
+    workspace_limits: limits,
     timeout_multiplier: config.execution.timeout_multiplier,
     max_retries: config.execution.max_retries,
     pass_threshold: resolved.passThreshold,

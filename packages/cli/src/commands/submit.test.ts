@@ -1,6 +1,6 @@
 import type { RunPreview } from '@osmosis/contracts';
 import { describe, expect, it } from 'vitest';
-import { describeReceivers, renderPreview } from './submit.ts';
+import { describeReceivers, renderPreview, workspaceLimitText } from './submit.ts';
 
 const preview: RunPreview = {
   benchmark: { id: 'b', key: 'hle', name: "Humanity's Last Exam", default_harness: 'terminus-2' },
@@ -77,5 +77,22 @@ describe('the submit preview says which phase receives each secret', () => {
     expect(text).toContain(
       'HF_TOKEN → workspace record (benchmark hle (required_secret_names)) → no phase receives it',
     );
+  });
+
+  it("shows the workspace's limit in force and its attempts in flight under the run's concurrency", () => {
+    const limits = {
+      max_concurrent_attempts: 16,
+      workspace_max_concurrent_attempts: 16,
+      operator_max_concurrent_attempts: 64,
+      attempts_in_flight: 5,
+    };
+    expect(workspaceLimitText(limits)).toBe(
+      'workspace limit 16 at a time across its runs (operator maximum 64), 5 in flight now',
+    );
+    const text = renderPreview({ ...preview, workspace_limits: limits });
+    expect(text).toMatch(
+      /Concurrency\s+4 attempts at a time\n\s+workspace limit 16 at a time across its runs \(operator maximum 64\), 5 in flight now/,
+    );
+    expect(renderPreview(preview)).not.toContain('workspace limit');
   });
 });

@@ -52,6 +52,11 @@ export function describeReceivers(secret: Pick<RunPreviewSecret, 'receivers'>): 
     .join(', ');
 }
 
+/** The workspace's limit under the run's own: `workspace limit 16 at a time across its runs, 5 in flight now`. */
+export function workspaceLimitText(l: NonNullable<RunPreview['workspace_limits']>): string {
+  return `workspace limit ${l.max_concurrent_attempts} at a time across its runs (operator maximum ${l.operator_max_concurrent_attempts}), ${l.attempts_in_flight} in flight now`;
+}
+
 /** The preview as text (also used by tests). */
 export function renderPreview(p: RunPreview, color = false): string {
   const s = style(color);
@@ -78,6 +83,7 @@ export function renderPreview(p: RunPreview, color = false): string {
     'Concurrency',
     `${p.max_concurrent_attempts} attempt${p.max_concurrent_attempts === 1 ? '' : 's'} at a time`,
   ]);
+  if (p.workspace_limits) rows.push(['', workspaceLimitText(p.workspace_limits)]);
   rows.push([
     'Execution',
     `timeout ×${p.timeout_multiplier}, max retries ${p.max_retries}, pass threshold ${p.pass_threshold}`,
@@ -327,8 +333,8 @@ export function registerSubmit(benchmark: Command): Command {
       'run config under configs/benchmark/ (relative paths from the workspace directory), e.g. configs/benchmark/terminal-bench-smoke.toml',
     )
     .description(
-      'Validate a run config, show a preview (benchmark, tasks, agents, attempts, concurrency, secret scopes\n' +
-        'and the phase each secret goes to) ' +
+      'Validate a run config, show a preview (benchmark, tasks, agents, attempts, concurrency and the\n' +
+        "workspace's limit, secret scopes and the phase each secret goes to) " +
         'and submit it after confirmation. Without a terminal, --yes is required.',
     );
   addYesOption(cmd, 'skip the confirmation prompt (required with --json, --plain or without a terminal)');

@@ -1,6 +1,7 @@
 // `osmosis workspace list | create`: the workspaces you are a member of; `workspace endpoint-hosts`:
 // where the workspace's secret records may be sent (workspace-endpoint-hosts.ts); `workspace link |
-// unlink | links`: git repositories whose clones use the workspace (workspace-git-links.ts).
+// unlink | links`: git repositories whose clones use the workspace (workspace-git-links.ts);
+// `workspace limits`: attempts in flight at once across its runs (workspace-limits.ts).
 import type { Command } from 'commander';
 import { authenticatedClient, clientWithToken } from '../api.ts';
 import { contextOf } from '../context.ts';
@@ -9,15 +10,17 @@ import { addListOptions } from '../options.ts';
 import { printAction, printList, step } from '../output.ts';
 import { registerEndpointHosts } from './workspace-endpoint-hosts.ts';
 import { registerGitLinks } from './workspace-git-links.ts';
+import { registerLimits } from './workspace-limits.ts';
 
 export function register(program: Command): void {
   const workspace = program
     .command('workspace')
     .description(
-      'Workspaces you are a member of: list, create; endpoint-hosts; git links (link, unlink, links)',
+      'Workspaces you are a member of: list, create; endpoint-hosts; git links (link, unlink, links); limits',
     );
   registerEndpointHosts(workspace);
   registerGitLinks(workspace);
+  registerLimits(workspace);
 
   addListOptions(workspace.command('list').description('Your workspaces and your role in each'), {
     allHelp: 'every workspace',

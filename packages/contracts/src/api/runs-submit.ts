@@ -5,6 +5,7 @@ import { SecretPhase, SecretReceiver } from '../secret-routing.ts';
 import { dataOf, Timestamp } from './common.ts';
 import { CostEstimate } from './run-budget.ts';
 import { MAX_SECRET_VALUE_BYTES, SecretNameString, SecretScope } from './secrets.ts';
+import { WorkspaceLimits } from './workspace-limits.ts';
 
 /** Largest accepted config file. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -84,6 +85,8 @@ export const RunPreview = z.object({
   attempts_per_task: z.number().int(),
   total_attempts: z.number().int(),
   max_concurrent_attempts: z.number().int(),
+  /** the workspace's limit in force and its attempts in flight now (across all its runs) */
+  workspace_limits: WorkspaceLimits.optional(),
   timeout_multiplier: z.number(),
   max_retries: z.number().int(),
   pass_threshold: z.number(),
