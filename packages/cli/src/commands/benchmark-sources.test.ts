@@ -2,7 +2,7 @@ import type { Benchmark, BenchmarkDetail } from '@osmosis/contracts';
 import { describe, expect, it } from 'vitest';
 import { NO_COLOR } from '../style.ts';
 import { renderTable } from '../table.ts';
-import { benchmarkColumns, renderBenchmarkInfo, syncText } from './benchmark-sources.ts';
+import { benchmarkColumns, renderBenchmarkInfo, syncText } from './benchmark-render.ts';
 
 const base: Benchmark = {
   id: '00000000-0000-4000-8000-000000000001',
