@@ -11,4 +11,11 @@ export {
 export type { ArchiveInput } from './input.ts';
 export { checkLinkTarget, type LinkCheck } from './links.ts';
 export { entryParts, MAX_COMPONENT_BYTES, MAX_DEPTH, MAX_NAME_BYTES, safeEntryPath } from './names.ts';
-export { listTree, type PackedEntry, type PackOptions, packDirectory, packDirectoryBuffer } from './pack.ts';
+export {
+  copyFileIntoEntry,
+  listTree,
+  type PackedEntry,
+  type PackOptions,
+  packDirectory,
+  packDirectoryBuffer,
+} from './pack.ts';
