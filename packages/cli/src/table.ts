@@ -1,6 +1,6 @@
 import { displayWidth, style, truncate } from './style.ts';
 
-/** Placeholder for an empty cell (SPEC.md shows `–` for unknown task counts). */
+/** Placeholder for an empty cell: unknown task counts, no last run. */
 export const EMPTY_CELL = '–';
 
 export interface Column<T> {

@@ -65,7 +65,7 @@ function pct(value: number | null | undefined): string {
   return value === null || value === undefined ? EMPTY_CELL : `${(value * 100).toFixed(1)}%`;
 }
 
-/** The human `benchmark info` page: every SPEC field, then the leaderboard and the runs. */
+/** The human `benchmark info` page: every field of the benchmark, then the leaderboard and the runs. */
 export function renderBenchmarkInfo(
   b: BenchmarkDetail,
   s: Style,

@@ -41,7 +41,7 @@ const base: Benchmark = {
 };
 
 describe('benchmark list rows', () => {
-  it('shows sync progress, failures and task counts as SPEC.md says', () => {
+  it('shows sync progress, failures and task counts', () => {
     const rows: Benchmark[] = [
       { ...base, sync_status: 'syncing', synced_task_count: 12, task_count: 12 },
       {

@@ -1,4 +1,4 @@
-// `osmosis benchmark runs list|info|logs|stop` (SPEC.md). The `benchmark` command group adds
+// `osmosis benchmark runs list|info|logs|stop` (docs/cli-compat.md "Commands"). The `benchmark` command group adds
 // them with `registerRuns(benchmark)`, which returns the `runs` command so other run
 // subcommands (download) can be added to it.
 import type { RunResults } from '@osmosis/contracts';
