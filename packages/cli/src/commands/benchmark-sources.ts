@@ -266,7 +266,7 @@ export function registerBenchmarkSources(benchmark: Command): void {
       columns: benchmarkColumns(),
       toJson: benchmarkItem,
       empty:
-        'No benchmarks yet. Add one with `osmosis benchmark add SOURCE` (try `osmosis benchmark add benchmarks/sample`).',
+        'No benchmarks yet. Add one with `osmosis benchmark add SOURCE` (try `osmosis benchmark add examples/benchmarks/sample`).',
     });
   });
 
