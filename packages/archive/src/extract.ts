@@ -36,15 +36,6 @@ import { type ArchiveInput, byteCounter, isGzip, peek, toReadable } from './inpu
 import { checkLinkTarget } from './links.ts';
 import { entryParts } from './names.ts';
 
-export {
-  DEFAULT_EXTRACT_LIMITS,
-  type ExtractedFile,
-  type ExtractLimits,
-  type ExtractOptions,
-  type ExtractResult,
-  RATIO_FLOOR_BYTES,
-} from './extract-options.ts';
-
 interface LinkRecord {
   /** the entry's name as written in the archive */
   entry: string;
