@@ -34,6 +34,7 @@ import {
 } from './extract-options.ts';
 import { type ArchiveInput, byteCounter, isGzip, peek, toReadable } from './input.ts';
 import { checkLinkTarget } from './links.ts';
+import { lstatOrNull } from './lstat.ts';
 import { entryParts } from './names.ts';
 
 interface LinkRecord {
@@ -51,15 +52,6 @@ function describe(st: Stats): string {
   if (st.isSymbolicLink()) return 'link';
   if (st.isFile()) return 'file';
   return 'special file';
-}
-
-async function lstatOrNull(p: string): Promise<Stats | null> {
-  try {
-    return await lstat(p);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
 }
 
 class Extraction {

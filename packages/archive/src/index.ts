@@ -10,6 +10,7 @@ export {
 } from './extract-options.ts';
 export type { ArchiveInput } from './input.ts';
 export { checkLinkTarget, type LinkCheck } from './links.ts';
+export { lstatOrNull } from './lstat.ts';
 export { entryParts, MAX_COMPONENT_BYTES, MAX_DEPTH, MAX_NAME_BYTES, safeEntryPath } from './names.ts';
 export {
   copyFileIntoEntry,
