@@ -2,7 +2,7 @@
 // and the `--plain` rows.
 import type { Benchmark, BenchmarkDetail } from '@osmosis/contracts';
 import type { Style } from '../style.ts';
-import { EMPTY_CELL, renderKeyValue, renderTable } from '../table.ts';
+import { EMPTY_CELL, pct, renderKeyValue, renderTable } from '../table.ts';
 import { comparableColumn } from './quality.ts';
 
 /** "Syncing · 12 / 89 tasks" and friends: what Last Run shows while a benchmark is not ready. */
@@ -59,10 +59,6 @@ function sourceText(b: Benchmark): string {
       return `${catalog}registry dataset ${s.dataset}${version}${where}`;
     }
   }
-}
-
-function pct(value: number | null | undefined): string {
-  return value === null || value === undefined ? EMPTY_CELL : `${(value * 100).toFixed(1)}%`;
 }
 
 /** The human `benchmark info` page: every field of the benchmark, then the leaderboard and the runs. */
