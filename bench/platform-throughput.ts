@@ -11,7 +11,7 @@
 // create/teardown and every database write. The bare baseline's is its create+start+remove.
 //
 // Compose line (concurrency 1, the same N attempts): a task whose environment is a compose project
-// like benchmarks/sample/fetch-from-sidecar — `main` from environment/Dockerfile and a `web`
+// like examples/benchmarks/sample/fetch-from-sidecar — `main` from environment/Dockerfile and a `web`
 // sidecar built from the base image serving HTTP (no healthcheck: neither side waits for one),
 // internet off. The platform side: the worker's compose environment (docker-compose `up` on an
 // internal network made for the attempt, the nop agent, the verifier script in `main`, which asks

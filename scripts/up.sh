@@ -76,7 +76,7 @@ bin/osmosis auth whoami
 
 # The bundled sample benchmark, added once, then a run of it with the oracle harness.
 if ! bin/osmosis benchmark info sample --json >/dev/null 2>&1; then
-  bin/osmosis benchmark add benchmarks/sample --key sample --name "Osmosis Sample" --wait
+  bin/osmosis benchmark add examples/benchmarks/sample --key sample --name "Osmosis Sample" --wait
 fi
 bin/osmosis benchmark list
 bin/osmosis benchmark submit configs/benchmark/sample-oracle.toml --yes --follow

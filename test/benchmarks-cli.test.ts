@@ -108,7 +108,7 @@ describe('osmosis benchmark', () => {
     const table = await osmosis(['benchmark', 'list']);
     expect(table.code).toBe(0);
     expect(table.stdout).toBe(
-      'No benchmarks yet. Add one with `osmosis benchmark add SOURCE` (try `osmosis benchmark add benchmarks/sample`).\n',
+      'No benchmarks yet. Add one with `osmosis benchmark add SOURCE` (try `osmosis benchmark add examples/benchmarks/sample`).\n',
     );
     const json = await osmosis(['benchmark', 'list', '--json']);
     // one line; the workspace directory (this repository, which has no origin) is reported as upstream
@@ -126,7 +126,7 @@ describe('osmosis benchmark', () => {
   });
 
   it('adds the bundled sample from its folder and waits for the sync', async () => {
-    const res = await osmosis(['benchmark', 'add', 'benchmarks/sample', '--wait', '--json']);
+    const res = await osmosis(['benchmark', 'add', 'examples/benchmarks/sample', '--wait', '--json']);
     expect(res.code).toBe(0);
     const action = CliActionEnvelope.parse(JSON.parse(res.stdout));
     expect(action).toMatchObject({

@@ -18,7 +18,7 @@ import { fakeExecutor } from '../apps/worker/src/testing/fixtures.ts';
 import { type RunningWorker, startWorker } from '../apps/worker/src/worker.ts';
 import { TEST_REDIS_URL } from './helpers/redis.ts';
 
-export const SAMPLE_DIR = path.resolve(import.meta.dirname, '../benchmarks/sample');
+export const SAMPLE_DIR = path.resolve(import.meta.dirname, '../examples/benchmarks/sample');
 export const FIXTURES_DIR = path.resolve(import.meta.dirname, '../packages/tasks/fixtures');
 
 export interface BenchmarkEnv {

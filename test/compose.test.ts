@@ -295,7 +295,7 @@ describe.skipIf(!runStack)('the compose stack (OSMOSIS_COMPOSE_TEST=1)', () => {
       const added = await cli([
         'benchmark',
         'add',
-        'benchmarks/sample',
+        'examples/benchmarks/sample',
         '--key',
         'sample',
         '--name',

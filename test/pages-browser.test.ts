@@ -24,7 +24,7 @@ import { type SeededRun, seedBenchmark, seedRun } from './results-seed.ts';
 import { osmosis } from './submit-cli-support.ts';
 
 const SHOTS = path.resolve(import.meta.dirname, '..', 'test-artifacts', 'pages');
-const SAMPLE_DIR = path.resolve(import.meta.dirname, '..', 'benchmarks', 'sample');
+const SAMPLE_DIR = path.resolve(import.meta.dirname, '..', 'examples', 'benchmarks', 'sample');
 const MODEL_KEY = 'sk-fake-model-key-for-the-pages-test';
 /** terminus-2's turns on create-greeting: more than one page of the trajectory (10 per page) */
 const LOOK_AROUND_TURNS = 11;

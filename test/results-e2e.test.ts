@@ -73,7 +73,7 @@ async function startApi(): Promise<E2eApi & { dbName: string; dbUrl: string }> {
   };
 }
 
-const SAMPLE = path.join(import.meta.dirname, '..', 'benchmarks', 'sample');
+const SAMPLE = path.join(import.meta.dirname, '..', 'examples', 'benchmarks', 'sample');
 const TASKS = ['count-log-errors', 'create-greeting', 'find-large-files'];
 const Z2 = 1.959963984540054 ** 2;
 

@@ -18,7 +18,7 @@ import type { RunningWorker } from '../apps/worker/src/worker.ts';
 import { type FakeModelServer, startFakeModelServer } from './helpers/fake-model-server.ts';
 import { startTestWorker, TEST_PRIVATE_NETWORK_ALLOWLIST } from './helpers/worker.ts';
 
-const SAMPLE_DIR = path.resolve(import.meta.dirname, '../benchmarks/sample');
+const SAMPLE_DIR = path.resolve(import.meta.dirname, '../examples/benchmarks/sample');
 /** priced in packages/harness/prices.json: input $2.50 per 1M tokens */
 const MODEL = 'openai/gpt-5.4';
 const INPUT_PRICE_PER_M = 2.5;

@@ -13,7 +13,7 @@ import { waitFor } from '../apps/worker/src/testing/fixtures.ts';
 import type { RunningWorker } from '../apps/worker/src/worker.ts';
 import { startTestWorker } from './helpers/worker.ts';
 
-const SAMPLE_DIR = path.resolve(import.meta.dirname, '../benchmarks/sample');
+const SAMPLE_DIR = path.resolve(import.meta.dirname, '../examples/benchmarks/sample');
 
 let api: TestApi;
 let worker: RunningWorker;

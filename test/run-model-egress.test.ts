@@ -14,7 +14,7 @@ import type { RunningWorker } from '../apps/worker/src/worker.ts';
 import { type FakeModelServer, startFakeModelServer } from './helpers/fake-model-server.ts';
 import { startTestWorker, TEST_PRIVATE_NETWORK_ALLOWLIST } from './helpers/worker.ts';
 
-const SAMPLE_DIR = path.resolve(import.meta.dirname, '../benchmarks/sample');
+const SAMPLE_DIR = path.resolve(import.meta.dirname, '../examples/benchmarks/sample');
 const MODEL_KEY = 'sk-EGRESS-planted-key-3f9a71c2d4';
 
 let api: TestApi;

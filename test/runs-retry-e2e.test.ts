@@ -23,7 +23,7 @@ import { fakeIO } from '../packages/cli/src/testing.ts';
 import { type FakeModelServer, type FakeReply, startFakeModelServer } from './helpers/fake-model-server.ts';
 import { startTestWorker, TEST_PRIVATE_NETWORK_ALLOWLIST } from './helpers/worker.ts';
 
-const SAMPLE_DIR = path.resolve(import.meta.dirname, '../benchmarks/sample');
+const SAMPLE_DIR = path.resolve(import.meta.dirname, '../examples/benchmarks/sample');
 const MODEL_KEY = 'sk-fake-model-key-for-the-retry-test';
 
 let api: TestApi;

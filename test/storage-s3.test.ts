@@ -17,7 +17,7 @@ import { waitFor } from '../apps/worker/src/testing/fixtures.ts';
 import type { RunningWorker } from '../apps/worker/src/worker.ts';
 import { startTestWorker } from './helpers/worker.ts';
 
-const SAMPLE_DIR = path.resolve(import.meta.dirname, '../benchmarks/sample');
+const SAMPLE_DIR = path.resolve(import.meta.dirname, '../examples/benchmarks/sample');
 const PREFIX = 'osmosis-e2e/';
 
 let s3: TestS3Server;

@@ -12,6 +12,7 @@ import {
 } from '@osmosis/tasks';
 import { z } from 'zod';
 import { DEFAULT_METRICS_CONFIG, METRICS_ENV_NAMES, metricsConfigShape } from './metrics/config.ts';
+import { SECRET_KEYS_ENV_NAMES, secretKeysConfigShape, secretKeysProblem } from './secret-keys-config.ts';
 import { DEFAULT_SOURCES_CONFIG, SOURCES_ENV_NAMES, sourcesConfigShape } from './sources-config.ts';
 import { DEFAULT_WEBHOOK_CONFIG, WEBHOOK_ENV_NAMES, webhookConfigShape } from './webhooks/config.ts';
 
@@ -63,6 +64,7 @@ export const WorkerConfig = z.object({
   ...sourcesConfigShape,
   ...webhookConfigShape,
   ...metricsConfigShape,
+  ...secretKeysConfigShape,
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 
@@ -86,6 +88,7 @@ const ENV_NAMES: Record<keyof WorkerConfig, string> = {
   ...SOURCES_ENV_NAMES,
   ...WEBHOOK_ENV_NAMES,
   ...METRICS_ENV_NAMES,
+  ...SECRET_KEYS_ENV_NAMES,
   engineRequeueLimit: 'OSMOSIS_ENGINE_REQUEUE_LIMIT',
   engineProbeMaxMs: 'OSMOSIS_ENGINE_PROBE_MAX_MS',
 };
@@ -125,6 +128,8 @@ export function workerConfig(input: Partial<Record<keyof WorkerConfig, unknown>>
     queuePrefix: DEFAULT_QUEUE_PREFIX,
     workerId: `${hostname()}-${process.pid}`,
     dataDir: path.resolve('.local/data'),
+    // a config built in code (tests, embedding) has the process's ring unless it names one
+    secretKeys: process.env[SECRET_KEYS_ENV_NAMES.secretKeys],
     ...DEFAULT_WORKER_CONFIG,
     ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined && v !== '')),
   };
@@ -138,6 +143,8 @@ export function workerConfig(input: Partial<Record<keyof WorkerConfig, unknown>>
       }),
     );
   }
+  const keysProblem = secretKeysProblem(parsed.data.secretKeys);
+  if (keysProblem) throw new ConfigError([keysProblem]);
   return parsed.data;
 }
 

@@ -64,7 +64,7 @@ async function defaultExecutor(
     storage: storageForDataDir(config.dataDir),
     scratchDir: path.join(config.dataDir, 'scratch', config.workerId),
     allowInternet: config.allowInternet,
-    secretKeys: process.env.OSMOSIS_SECRET_KEYS,
+    secretKeys: config.secretKeys,
     pipeline: {
       scope,
       taskLimits: taskLimitsOf(config),

@@ -5,7 +5,7 @@
 import { constants as fsConstants } from 'node:fs';
 import { lstat, open, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
@@ -62,8 +62,14 @@ export async function listTree(root: string, exclude: readonly string[] = []): P
   return out;
 }
 
-/** Streams a file into a tar entry (tar-stream's entries are streamx writables). */
-async function copyInto(file: string, sink: Writable): Promise<void> {
+/**
+ * Streams a file into a tar entry (tar-stream's entries are streamx writables), opened with
+ * O_NOFOLLOW: a file swapped for a link after the walk looked at it is not read through.
+ */
+export async function copyFileIntoEntry(
+  file: string,
+  sink: NodeJS.WritableStream & { readonly destroyed?: boolean },
+): Promise<void> {
   const handle = await open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
   const source = handle.createReadStream();
   try {
@@ -108,7 +114,7 @@ export function packDirectory(dir: string, options: PackOptions = {}): Readable 
             { ...common, name, type: 'file', mode: e.executable ? 0o755 : 0o644, size: e.size },
             (error) => (error ? reject(error) : resolve()),
           );
-          copyInto(path.join(dir, e.path), sink as unknown as Writable).catch(reject);
+          copyFileIntoEntry(path.join(dir, e.path), sink).catch(reject);
         });
       }
     }

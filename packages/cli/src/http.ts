@@ -53,20 +53,6 @@ export function unreachableHint(baseUrl: string): string {
   return `is it running? Start it with \`scripts/up.sh\`, or point the CLI elsewhere with --platform URL / OSMOSIS_PLATFORM_URL (now ${baseUrl})`;
 }
 
-const STATUS_CODES: Record<number, CliErrorCode> = {
-  400: 'VALIDATION_ERROR',
-  401: 'UNAUTHENTICATED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  422: 'VALIDATION_ERROR',
-  429: 'RATE_LIMITED',
-  502: 'UNAVAILABLE',
-  503: 'UNAVAILABLE',
-  504: 'UNAVAILABLE',
-};
-
 function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>) {
   return issues.slice(0, 20).map((issue) => ({
     path: issue.path.map((p) => String(p)).join('.'),
@@ -288,10 +274,13 @@ export class ApiClient {
     const apiError = (
       body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined
     )?.error;
+    // loaded here, on the error path only: the contracts (zod) are not part of the CLI's start
+    const { ERROR_CODE_OF_STATUS } = await import('@osmosis/contracts');
     const code: CliErrorCode =
       typeof apiError?.code === 'string'
         ? (apiError.code as CliErrorCode)
-        : (STATUS_CODES[response.status] ?? (response.status >= 500 ? 'INTERNAL' : 'INVALID_RESPONSE'));
+        : (ERROR_CODE_OF_STATUS[response.status] ??
+          (response.status >= 500 ? 'INTERNAL' : 'INVALID_RESPONSE'));
     const message =
       typeof apiError?.message === 'string'
         ? apiError.message

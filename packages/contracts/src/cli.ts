@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ErrorCode } from './errors.ts';
 
 /**
- * What the `osmosis` CLI prints with `--json` (SPEC.md, "JSON output"). Every envelope carries
+ * What the `osmosis` CLI prints with `--json` (docs/cli-compat.md "Envelopes"). Every envelope carries
  * `schema_version: 1`. Success goes to stdout; an error goes to stderr as CliErrorEnvelope and
  * the process exits non-zero (see CLI_EXIT_CODES). Each envelope is one line of JSON. The contract is
  * the upstream Osmosis CLI 0.3's (docs/cli-compat.md): this CLI adds keys, never renames or drops.

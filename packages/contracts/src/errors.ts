@@ -40,6 +40,24 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   UNAVAILABLE: 503,
 };
 
+/**
+ * The code of a failure that carries no error body of the platform's (fastify's own client errors,
+ * a proxy's 502): named by its HTTP status. The API and the CLI read this one map.
+ */
+export const ERROR_CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  422: 'VALIDATION_ERROR',
+  429: 'RATE_LIMITED',
+  502: 'UNAVAILABLE',
+  503: 'UNAVAILABLE',
+  504: 'UNAVAILABLE',
+};
+
 /** One shape for every failure the API returns: `{error: {code, message, details}}`. */
 export const ErrorBody = z.object({
   error: z.object({

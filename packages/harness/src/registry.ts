@@ -4,7 +4,7 @@ import { installedHarnesses } from './installed/harness.ts';
 import { nopHarness, oracleHarness } from './oracle.ts';
 import { terminus2Harness } from './terminus2/harness.ts';
 
-/** Every harness named in SPEC.md ("Known harnesses"): the run config's vocabulary. */
+/** Every harness a run config may name (contracts' KNOWN_HARNESSES): the run config's vocabulary. */
 export { KNOWN_HARNESSES };
 export type KnownHarness = (typeof KNOWN_HARNESSES)[number];
 

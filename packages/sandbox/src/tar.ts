@@ -1,9 +1,8 @@
-import { constants as fsConstants } from 'node:fs';
-import { lstat, open, readdir, readlink } from 'node:fs/promises';
+import { lstat, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type ExtractedFile, extractArchive } from '@osmosis/archive';
+import { copyFileIntoEntry, type ExtractedFile, extractArchive } from '@osmosis/archive';
 import tar from 'tar-stream';
 
 export type { ExtractedFile };
@@ -14,27 +13,6 @@ export interface FileEntry {
   content: string | Buffer;
   /** Permission bits; default 0o644. */
   mode?: number;
-}
-
-/**
- * Streams a file into a tar entry (tar-stream entries are streamx writables), opened with
- * O_NOFOLLOW: a file swapped for a link after the walk looked at it is not read through.
- */
-async function copyInto(file: string, sink: NodeJS.WritableStream): Promise<void> {
-  const handle = await open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
-  const source = handle.createReadStream();
-  try {
-    for await (const chunk of source) {
-      if (sink.write(chunk as Buffer)) continue;
-      await new Promise((resolve) => {
-        sink.once('drain', resolve);
-        sink.once('close', resolve);
-      });
-    }
-    sink.end();
-  } finally {
-    source.destroy();
-  }
 }
 
 function entryName(p: string): string {
@@ -124,7 +102,7 @@ export function packDirectory(hostDir: string, prefix = ''): Readable {
             const sink = pack.entry({ name: archiveName, type: 'file', mode, size: st.size }, (err) =>
               err ? reject(err) : resolve(),
             );
-            copyInto(abs, sink).catch(reject);
+            copyFileIntoEntry(abs, sink).catch(reject);
           });
         }
       }

@@ -4,10 +4,9 @@
 // `solution` is a link to /etc, or whose `tests/x` points at another task, is refused at sync
 // with the file named, and nothing downstream (digest, packer, image context, oracle, verifier)
 // ever sees it.
-import type { Stats } from 'node:fs';
 import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { checkLinkTarget } from '@osmosis/archive';
+import { checkLinkTarget, lstatOrNull } from '@osmosis/archive';
 import { normalizeSourcePath, sourcePathIssue } from '@osmosis/contracts';
 
 /** A path or link of a source that reaches outside where it may; `file` is relative to the source root. */
@@ -22,15 +21,6 @@ export class SourcePathError extends Error {
 
 /** Folders of a task the platform copies into sandboxes and image builds: never links. */
 export const TASK_FOLDERS = ['environment', 'solution', 'tests', 'steps', 'verifier'] as const;
-
-async function lstatOrNull(p: string): Promise<Stats | null> {
-  try {
-    return await lstat(p);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
 
 /**
  * The real folder `rel` (a sub-folder given with a source) names inside `root`: relative, no

@@ -1,11 +1,11 @@
-// The bundled sample benchmark (benchmarks/sample) parses cleanly, task by task.
+// The bundled sample benchmark (examples/benchmarks/sample) parses cleanly, task by task.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBenchmarkDir, readBenchmarkToml } from './benchmark-dir.ts';
 
-const SAMPLE = path.join(import.meta.dirname, '../../../benchmarks/sample');
+const SAMPLE = path.join(import.meta.dirname, '../../../examples/benchmarks/sample');
 
-describe('benchmarks/sample', () => {
+describe('examples/benchmarks/sample', () => {
   it('has its metadata in benchmark.toml', async () => {
     expect(await readBenchmarkToml(SAMPLE)).toEqual({
       key: 'sample',

@@ -1,7 +1,11 @@
 // task.toml → the normalised TaskConfig (packages/contracts/src/task.ts), Harbor's defaults and
 // legacy forms included. Problems are reported with the file, the line and the key.
-import { type NetworkMode, type StepMinReward, type TaskConfig, TaskDifficulty } from '@osmosis/contracts';
+import type { NetworkMode, StepMinReward, TaskConfig } from '@osmosis/contracts';
 import { parse, TomlError } from 'smol-toml';
+import { findKeyLine } from './toml-key-line.ts';
+
+export { categoryOf, difficultyOf, tagsOf } from './task-metadata.ts';
+export { findKeyLine } from './toml-key-line.ts';
 
 export class TaskConfigError extends Error {
   readonly file: string;
@@ -86,36 +90,6 @@ const KNOWN: Record<string, string[]> = {
 
 function isTable(value: unknown): value is Table {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
-}
-
-/** The 1-based line where `key` of `[table]` is set in `text`, or where the table starts. */
-export function findKeyLine(text: string, table: string, key: string | null): number | null {
-  const lines = text.split(/\r?\n/);
-  let current = '';
-  let tableLine: number | null = null;
-  const keyRe = key
-    ? new RegExp(`^\\s*["']?${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']?\\s*[=.]`)
-    : null;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?/.exec(line);
-    if (header) {
-      current = (header[1] ?? '').replace(/["'\s]/g, '');
-      if (current === table && tableLine === null) tableLine = i + 1;
-      continue;
-    }
-    if (current === table && keyRe?.test(line)) return i + 1;
-    // dotted keys at top level: `environment.memory = ...`
-    if (
-      current === '' &&
-      table !== '' &&
-      key &&
-      new RegExp(`^\\s*${table.replace(/\./g, '\\.')}\\.${key}\\s*=`).test(line)
-    ) {
-      return i + 1;
-    }
-  }
-  return tableLine;
 }
 
 /** `"2G"`, `"512M"`, `"1024K"` → MiB, as Harbor's legacy `memory`/`storage` fields. */
@@ -480,22 +454,4 @@ export function parseTaskConfig(text: string, file = 'task.toml'): ParsedTaskCon
     warnings,
     raw: doc,
   };
-}
-
-/** `[metadata].difficulty` if it is easy, medium or hard (any case); otherwise null — never guessed. */
-export function difficultyOf(metadata: Record<string, unknown>): TaskDifficulty | null {
-  const raw = metadata.difficulty;
-  if (typeof raw !== 'string') return null;
-  const parsed = TaskDifficulty.safeParse(raw.trim().toLowerCase());
-  return parsed.success ? parsed.data : null;
-}
-
-export function categoryOf(metadata: Record<string, unknown>): string | null {
-  const raw = metadata.category;
-  return typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : null;
-}
-
-export function tagsOf(metadata: Record<string, unknown>): string[] {
-  const raw = metadata.tags;
-  return Array.isArray(raw) ? raw.filter((t): t is string => typeof t === 'string') : [];
 }

@@ -1,4 +1,4 @@
-// Downloads of a run's outputs (SPEC.md "runs download"; columns in docs/downloads.md):
+// Downloads of a run's outputs (the files and their columns: docs/downloads.md):
 //
 //   GET /v1/runs/:name/downloads/manifest?types=summary,results,artifacts,logs
 //       → {data: {files: [{type, path, size}], total_size, snapshot, generated_at, ...}}

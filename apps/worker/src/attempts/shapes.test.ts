@@ -11,7 +11,7 @@ import { parseTaskConfig } from '@osmosis/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AttemptInput, executeAttempt } from './pipeline.ts';
 
-const SAMPLE = path.join(import.meta.dirname, '../../../../benchmarks/sample');
+const SAMPLE = path.join(import.meta.dirname, '../../../../examples/benchmarks/sample');
 const docker = getDocker();
 const deps = { scope: `test-shapes-${randomUUID().slice(0, 8)}` };
 let root: string;

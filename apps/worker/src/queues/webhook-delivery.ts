@@ -5,10 +5,11 @@
 // OSMOSIS_WEBHOOK_BACKOFF_MS, doubling, until OSMOSIS_WEBHOOK_MAX_ATTEMPTS; a lost job or a worker
 // that died mid-try is found again by the sweep (Postgres is the truth, Redis the transport).
 import { runStopChannel, WEBHOOK_QUEUE, WebhookDeliveryJob } from '@osmosis/contracts';
-import { decryptSecretValue, parseSecretKeyRing, webhookSecretRef } from '@osmosis/core';
+import { decryptSecretValue, webhookSecretRef } from '@osmosis/core';
 import { parseAllowList } from '@osmosis/egress';
 import { Queue } from 'bullmq';
 import { workerMetrics } from '../metrics/registry.ts';
+import { secretKeyRingOf } from '../secret-keys-config.ts';
 import { createBudgetDeliveries } from '../webhooks/budget-deliveries.ts';
 import { webhookBackoff } from '../webhooks/config.ts';
 import { sendWebhook } from '../webhooks/deliver.ts';
@@ -82,7 +83,7 @@ export function createWebhookDelivery(ctx: WorkerContext) {
     if (!claim) return { skipped: 'not due' };
     let secret: string;
     try {
-      const ring = parseSecretKeyRing(process.env.OSMOSIS_SECRET_KEYS);
+      const ring = secretKeyRingOf(config);
       secret = decryptSecretValue(ring, {
         ...webhookSecretRef(claim.webhook),
         ciphertext: claim.webhook.secretCiphertext,

@@ -2,7 +2,7 @@ import type { Benchmark, BenchmarkDetail } from '@osmosis/contracts';
 import { describe, expect, it } from 'vitest';
 import { NO_COLOR } from '../style.ts';
 import { renderTable } from '../table.ts';
-import { benchmarkColumns, renderBenchmarkInfo, syncText } from './benchmark-sources.ts';
+import { benchmarkColumns, renderBenchmarkInfo, syncText } from './benchmark-render.ts';
 
 const base: Benchmark = {
   id: '00000000-0000-4000-8000-000000000001',
@@ -41,7 +41,7 @@ const base: Benchmark = {
 };
 
 describe('benchmark list rows', () => {
-  it('shows sync progress, failures and task counts as SPEC.md says', () => {
+  it('shows sync progress, failures and task counts', () => {
     const rows: Benchmark[] = [
       { ...base, sync_status: 'syncing', synced_task_count: 12, task_count: 12 },
       {

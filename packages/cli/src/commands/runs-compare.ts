@@ -7,8 +7,7 @@ import { authenticatedClient } from '../api.ts';
 import { contextOf } from '../context.ts';
 import { printObject } from '../output.ts';
 import type { Style } from '../style.ts';
-import { renderKeyValue, renderTable } from '../table.ts';
-import { pct } from './runs.ts';
+import { pct, renderKeyValue, renderTable } from '../table.ts';
 
 /** A signed difference of rates in percentage points. */
 function points(d: number): string {

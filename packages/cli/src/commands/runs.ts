@@ -1,4 +1,4 @@
-// `osmosis benchmark runs list|info|logs|stop` (SPEC.md). The `benchmark` command group adds
+// `osmosis benchmark runs list|info|logs|stop` (docs/cli-compat.md "Commands"). The `benchmark` command group adds
 // them with `registerRuns(benchmark)`, which returns the `runs` command so other run
 // subcommands (download) can be added to it.
 import type { RunResults } from '@osmosis/contracts';
@@ -9,7 +9,7 @@ import { addListOptions, DEFAULT_LIST_LIMIT, intArg, MAX_LOG_LIMIT } from '../op
 import { note, printAction, printList, printObjectAs, say, step } from '../output.ts';
 import { confirm } from '../prompt.ts';
 import type { Style } from '../style.ts';
-import { renderKeyValue, renderTable } from '../table.ts';
+import { pct, renderKeyValue, renderTable } from '../table.ts';
 import { attemptTag } from './log-attempt.ts';
 import { qualityLines } from './quality.ts';
 import { runBudgetText } from './run-budget.ts';
@@ -18,10 +18,6 @@ import { registerRunsCompare } from './runs-compare.ts';
 import { registerRunsRetry } from './runs-retry.ts';
 
 type AgentRow = RunResults['agents'][number];
-
-export function pct(p: number | null | undefined, digits = 1): string {
-  return p === null || p === undefined ? '–' : `${(p * 100).toFixed(digits)}%`;
-}
 
 export function duration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '–';

@@ -5,106 +5,26 @@
 // what it spent up to there. None throws: missing, partial or malformed output gives no usage (the
 // attempt records null tokens), never zeros; a counter the format lacks (cache writes on OpenAI)
 // counts 0. `parseX(text)` feeds a whole text (tests, small files).
+
 import type { TokenUsage } from '../models/types.ts';
+import {
+  addInto,
+  cost,
+  count,
+  fromPromptTotal,
+  int,
+  isObject,
+  jsonLine,
+  jsonLinesReader,
+  type LineReader,
+  type ParsedAgentOutput,
+  readAll,
+  zero,
+} from './line-reader.ts';
+import { miniSweAgentTrajectoryReader, openHandsTrajectoryReader } from './trajectory-readers.ts';
 
-/** What an installed agent's output says about its run. */
-export interface ParsedAgentOutput {
-  usage?: TokenUsage;
-  /** Cost the CLI itself reported (used when the platform's price table lacks the model). */
-  reportedCostUsd?: number;
-  /** Structured events the CLI printed (the last ones; stored in the trajectory). */
-  events?: unknown[];
-  /** Errors the CLI reported as events (opencode): the run failed for a reason that is not the model's work. */
-  errors?: string[];
-}
-
-/** Fed every line of one or more files, in order; `file` announces each new file. */
-export interface LineReader {
-  file?(path: string): void;
-  line(text: string): void;
-  done(): ParsedAgentOutput;
-}
-
-/** Events kept for the trajectory: the last ones, at most this many and this many bytes. */
-export const MAX_EVENTS = 2000;
-const MAX_EVENT_BYTES = 4 * 1024 * 1024;
-
-/** A token count: a finite number ≥ 0 (rounded), else undefined (unknown). */
-const count = (v: unknown): number | undefined =>
-  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined;
-const int = (v: unknown): number => count(v) ?? 0;
-/** A cost the CLI reported: only a finite positive number (CLIs print 0 for unpriced models). */
-const cost = (v: unknown): number | undefined =>
-  typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
-const isObject = (v: unknown): v is Record<string, any> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * Usage from a prompt total that includes cached tokens (OpenAI/LiteLLM/Gemini convention):
- * the plain input is what is left after the cache reads and writes.
- */
-function fromPromptTotal(prompt: number, output: number, cacheRead: number, cacheWrite: number): TokenUsage {
-  const read = Math.min(cacheRead, prompt);
-  const write = Math.min(cacheWrite, prompt - read);
-  return { input: prompt - read - write, output, cache_read: read, cache_write: write };
-}
-
-const zero = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0 });
-function addInto(total: TokenUsage, u: TokenUsage): void {
-  total.input += u.input;
-  total.output += u.output;
-  total.cache_read += u.cache_read;
-  total.cache_write += u.cache_write;
-}
-
-function jsonLine(text: string): any {
-  const t = text.trim();
-  if (!t.startsWith('{')) return undefined;
-  try {
-    return JSON.parse(t);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The last events of a stream, bounded in count and bytes. */
-class EventTail {
-  #events: { event: unknown; bytes: number }[] = [];
-  #bytes = 0;
-  push(event: unknown, bytes: number): void {
-    this.#events.push({ event, bytes });
-    this.#bytes += bytes;
-    while (this.#events.length > MAX_EVENTS || (this.#bytes > MAX_EVENT_BYTES && this.#events.length > 1)) {
-      this.#bytes -= this.#events.shift()!.bytes;
-    }
-  }
-  get events(): unknown[] {
-    return this.#events.map((e) => e.event);
-  }
-}
-
-/** A reader of JSON lines: `onEvent` sees each parsed object; every object is kept as an event. */
-function jsonLinesReader(
-  onEvent: (e: any) => void,
-  finish: () => Omit<ParsedAgentOutput, 'events'>,
-): LineReader {
-  const tail = new EventTail();
-  return {
-    line(text) {
-      const e = jsonLine(text);
-      if (!isObject(e)) return;
-      tail.push(e, text.length);
-      onEvent(e);
-    },
-    done: () => ({ events: tail.events, ...finish() }),
-  };
-}
-
-/** Feeds a whole text to a reader (tests, and files small enough to read at once). */
-export function readAll(reader: LineReader, text: string | undefined): ParsedAgentOutput {
-  if (text) for (const line of text.split('\n')) reader.line(line);
-  return reader.done();
-}
+export { type LineReader, MAX_EVENTS, type ParsedAgentOutput, readAll } from './line-reader.ts';
+export { miniSweAgentTrajectoryReader, openHandsTrajectoryReader } from './trajectory-readers.ts';
 
 // ── claude-code ─────────────────────────────────────────────────────────────────────────────────
 
@@ -380,111 +300,6 @@ export function opencodeReader(): LineReader {
       };
     },
   );
-}
-
-// ── whole-file JSON trajectories (mini-swe-agent, OpenHands) ────────────────────────────────────
-
-const MAX_JSON_FILE_CHARS = 64 * 1024 * 1024;
-
-/** Joins the lines of one JSON document (bounded) and parses it at the end. */
-function jsonDocumentReader(parse: (doc: unknown) => ParsedAgentOutput): LineReader {
-  const parts: string[] = [];
-  let chars = 0;
-  let over = false;
-  return {
-    line(text) {
-      if (over) return;
-      chars += text.length + 1;
-      if (chars > MAX_JSON_FILE_CHARS) {
-        over = true;
-        return;
-      }
-      parts.push(text);
-    },
-    done() {
-      if (over || parts.length === 0) return {};
-      try {
-        return parse(JSON.parse(parts.join('\n')));
-      } catch {
-        return {};
-      }
-    },
-  };
-}
-
-/** One LiteLLM-style usage object (`prompt_tokens` includes cached and cache-creation tokens). */
-function litellmUsage(u: Record<string, any>): TokenUsage | undefined {
-  const prompt = count(u.prompt_tokens) ?? count(u.input_tokens);
-  const output = count(u.completion_tokens) ?? count(u.output_tokens);
-  if (prompt === undefined && output === undefined) return undefined;
-  const details = isObject(u.prompt_tokens_details)
-    ? u.prompt_tokens_details
-    : isObject(u.input_tokens_details)
-      ? u.input_tokens_details
-      : {};
-  const read = count(details.cached_tokens) ?? int(u.cache_read_input_tokens);
-  return fromPromptTotal(prompt ?? 0, output ?? 0, read, int(u.cache_creation_input_tokens));
-}
-
-/**
- * mini-swe-agent's trajectory file (`--output`, JSON): `info.model_stats.instance_cost` and one
- * usage per model call — `messages[].extra.response.usage` (LiteLLM chat completions, v1 and v2)
- * or `usage` of a message that is itself a Responses-API object (`object: "response"`, v2).
- */
-export function miniSweAgentTrajectoryReader(): LineReader {
-  return jsonDocumentReader((traj) => {
-    if (!isObject(traj)) return {};
-    const total = zero();
-    let seen = false;
-    for (const m of Array.isArray(traj.messages) ? traj.messages : []) {
-      if (!isObject(m)) continue;
-      const response = isObject(m.extra) && isObject(m.extra.response) ? m.extra.response : undefined;
-      const raw = isObject(response?.usage) ? response.usage : m.object === 'response' ? m.usage : undefined;
-      const u = isObject(raw) ? litellmUsage(raw) : undefined;
-      if (!u) continue;
-      seen = true;
-      addInto(total, u);
-    }
-    const stats = isObject(traj.info) && isObject(traj.info.model_stats) ? traj.info.model_stats : {};
-    const reported = cost(stats.instance_cost);
-    if (!seen) return {};
-    return { usage: total, ...(reported !== undefined ? { reportedCostUsd: reported } : {}) };
-  });
-}
-
-/**
- * OpenHands' saved trajectory (`SAVE_TRAJECTORY_PATH`, a JSON array of events): agent events
- * carry cumulative `llm_metrics {accumulated_cost, accumulated_token_usage {prompt_tokens,
- * completion_tokens, cache_read_tokens, cache_write_tokens}}`; the last one is the run's total.
- * `prompt_tokens` comes from LiteLLM and includes the cache counters.
- */
-export function openHandsTrajectoryReader(): LineReader {
-  return jsonDocumentReader((traj) => {
-    const list: unknown[] = Array.isArray(traj)
-      ? traj
-      : isObject(traj) && Array.isArray(traj.history)
-        ? traj.history
-        : [];
-    for (let i = list.length - 1; i >= 0; i--) {
-      const metrics = (list[i] as any)?.llm_metrics;
-      const acc = isObject(metrics) ? metrics.accumulated_token_usage : undefined;
-      if (!isObject(acc)) continue;
-      const prompt = count(acc.prompt_tokens);
-      const output = count(acc.completion_tokens);
-      if (prompt === undefined && output === undefined) continue;
-      const reported = cost(metrics.accumulated_cost);
-      return {
-        usage: fromPromptTotal(
-          prompt ?? 0,
-          output ?? 0,
-          int(acc.cache_read_tokens),
-          int(acc.cache_write_tokens),
-        ),
-        ...(reported !== undefined ? { reportedCostUsd: reported } : {}),
-      };
-    }
-    return {};
-  });
 }
 
 /** Events of a plain log (one JSON object per line where there is one). */

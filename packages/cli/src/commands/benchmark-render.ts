@@ -1,0 +1,228 @@
+// How `benchmark list` and `benchmark info` show a benchmark: table columns, the human info page
+// and the `--plain` rows.
+import type { Benchmark, BenchmarkDetail } from '@osmosis/contracts';
+import type { Style } from '../style.ts';
+import { EMPTY_CELL, pct, renderKeyValue, renderTable } from '../table.ts';
+import { comparableColumn } from './quality.ts';
+
+/** "Syncing · 12 / 89 tasks" and friends: what Last Run shows while a benchmark is not ready. */
+export function syncText(
+  b: Pick<Benchmark, 'sync_status' | 'synced_task_count' | 'expected_task_count' | 'sync_error'>,
+): string | null {
+  switch (b.sync_status) {
+    case 'pending':
+      return 'Waiting to sync';
+    case 'syncing':
+      return b.expected_task_count === null
+        ? `Syncing · ${b.synced_task_count} tasks`
+        : `Syncing · ${b.synced_task_count} / ${b.expected_task_count} tasks`;
+    case 'failed':
+      return `Sync failed: ${b.sync_error ?? 'unknown error'}`;
+    default:
+      return null;
+  }
+}
+
+function lastRunText(b: Benchmark): string {
+  const sync = syncText(b);
+  if (sync) return sync;
+  if (!b.last_run) return EMPTY_CELL;
+  return `${b.last_run.name} · ${b.last_run.status} · ${b.last_run.created_at.slice(0, 10)}`;
+}
+
+function tasksText(b: Benchmark): string | number {
+  if (b.sync_status === 'failed') return 'unavailable';
+  if (b.sync_status !== 'ready') return EMPTY_CELL;
+  return b.task_count;
+}
+
+export function benchmarkColumns() {
+  return [
+    { header: 'Name', value: (b: Benchmark) => b.name, noShrink: true },
+    { header: 'Key', value: (b: Benchmark) => b.key, noShrink: true },
+    { header: 'Last Run', value: (b: Benchmark) => lastRunText(b) },
+    { header: 'Tasks', value: (b: Benchmark) => tasksText(b), align: 'right' as const },
+  ];
+}
+
+function sourceText(b: Benchmark): string {
+  const s = b.source as Record<string, string | null | undefined>;
+  switch (b.source_kind) {
+    case 'git':
+      return `git ${s.url}${s.ref ? ` @ ${s.ref}` : ''}${s.path ? ` (${s.path})` : ''}`;
+    case 'archive':
+      return `uploaded archive${s.path ? ` (${s.path})` : ''}`;
+    default: {
+      const version = s.resolved_version ? ` → ${s.resolved_version}` : '';
+      const where = s.registry_url ? ` from ${s.registry_url}` : ' from an uploaded registry';
+      const catalog = b.source_kind === 'catalog' ? `catalog ${s.catalog_key}: ` : '';
+      return `${catalog}registry dataset ${s.dataset}${version}${where}`;
+    }
+  }
+}
+
+/** The human `benchmark info` page: every field of the benchmark, then the leaderboard and the runs. */
+export function renderBenchmarkInfo(
+  b: BenchmarkDetail,
+  s: Style,
+  limit: number | null,
+  color = false,
+): string {
+  const diff = b.difficulty_counts;
+  const sync = syncText(b);
+  const judge = b.requires_judge_model
+    ? `required${b.judge_kind ? ` (${b.judge_kind})` : ''}; default model ${b.judge_model_default ?? 'none'}`
+    : 'not required';
+  const requirements = Object.entries(b.harness_requirements);
+  const pairs: Array<[string, string | number | null]> = [
+    ['Key', b.key],
+    ['Name', b.name],
+    ['Description', b.description],
+    ['Source URL', b.source_url],
+    ['Source', sourceText(b)],
+    ['Sync', sync ?? `ready · ${b.synced_task_count} tasks`],
+    [
+      'Tasks',
+      b.sync_status === 'failed' && b.task_count === 0
+        ? 'unavailable'
+        : `${b.task_count} (easy ${diff.easy}, medium ${diff.medium}, hard ${diff.hard}, unrated ${diff.none})` +
+          (b.unsupported_task_count ? `; ${b.unsupported_task_count} not runnable` : ''),
+    ],
+    ['Categories', b.category_count ? `${b.category_count}: ${b.categories.join(', ')}` : null],
+    [
+      'Task sets',
+      b.task_sets.length
+        ? b.task_sets
+            .map(
+              (t) =>
+                `${t.name} (${t.task_count} task${t.task_count === 1 ? '' : 's'}${t.recommended ? ', recommended' : ''})${t.description ? `: ${t.description.replace(/\.$/, '')}` : ''}`,
+            )
+            .join('; ')
+        : null,
+    ],
+    ['Default harness', b.default_harness],
+    [
+      'Harness requirements',
+      requirements.length ? requirements.map(([k, v]) => `${k}: ${String(v)}`).join('; ') : 'none',
+    ],
+    ['Judge model', judge],
+    ['Pass threshold', String(b.pass_threshold)],
+    ['Required secrets', b.required_secret_names.length ? b.required_secret_names.join(', ') : 'none'],
+    ['Platform URL', b.platform_url],
+  ];
+  const out = [renderKeyValue(pairs, { color })];
+
+  out.push('', s.bold('Leaderboard'));
+  const board = limit === null ? b.leaderboard : b.leaderboard.slice(0, limit);
+  const boardMore =
+    board.length < b.leaderboard.length
+      ? s.dim(`showing ${board.length} of ${b.leaderboard.length}; --all for every entry`)
+      : null;
+  if (board.length === 0)
+    out.push('No leaderboard entries yet: runs on the full task set (or a recommended set) appear here.');
+  else {
+    out.push(
+      renderTable(
+        [
+          { header: 'Rank', value: (e) => e.rank_label },
+          { header: 'Agent', value: (e) => e.label },
+          {
+            header: 'Pass@1',
+            value: (e) =>
+              e.interval
+                ? `${pct(e.pass_at_1)} (${(e.interval.lower * 100).toFixed(1)}–${(e.interval.upper * 100).toFixed(1)})`
+                : pct(e.pass_at_1),
+          },
+          {
+            header: 'Pass@k',
+            value: (e) => (e.pass_at_k ? `${pct(e.pass_at_k.value)} (k=${e.pass_at_k.k})` : null),
+          },
+          {
+            header: 'Cost/task',
+            value: (e) => (e.per_task.cost_usd === null ? null : `$${e.per_task.cost_usd.toFixed(4)}`),
+            align: 'right',
+          },
+          {
+            header: 'Time/task',
+            value: (e) => (e.per_task.time_ms === null ? null : `${(e.per_task.time_ms / 1000).toFixed(1)}s`),
+            align: 'right',
+          },
+          {
+            header: 'Tokens/task',
+            value: (e) => (e.per_task.tokens === null ? null : Math.round(e.per_task.tokens)),
+            align: 'right',
+          },
+          ...comparableColumn(board),
+          { header: 'Run', value: (e) => e.run_name },
+        ],
+        board,
+        { color },
+      ),
+    );
+    if (boardMore) out.push(boardMore);
+  }
+
+  out.push('', s.bold('Runs'));
+  const runs = limit === null ? b.runs : b.runs.slice(0, limit);
+  // run_count: every run of the workspace on it; b.runs may hold only the newest of them
+  const runCount = Math.max(b.run_count, b.runs.length);
+  if (runs.length === 0) out.push(`No runs yet. Submit one with \`osmosis benchmark submit CONFIG\`.`);
+  else {
+    out.push(
+      renderTable(
+        [
+          { header: 'Name', value: (r) => r.name, noShrink: true },
+          { header: 'Status', value: (r) => r.status },
+          { header: 'Tasks', value: (r) => r.task_count, align: 'right' },
+          { header: 'Created', value: (r) => r.created_at },
+        ],
+        runs,
+        { color },
+      ),
+    );
+    if (runs.length < runCount) out.push(s.dim(`showing ${runs.length} of ${runCount}; --all for every run`));
+  }
+  return out.join('\n');
+}
+
+/** `benchmark info --plain`: upstream's `Label: value` rows, then the leaderboard and runs lines. */
+export function benchmarkInfoPlain(b: BenchmarkDetail): Array<[string, string | number | null] | string> {
+  const judge = b.requires_judge_model
+    ? `Required${b.judge_model_default ? ` (default: ${b.judge_model_default})` : ''}`
+    : '–';
+  const lines: Array<[string, string | number | null] | string> = [
+    ['Name', b.name],
+    ['Key', b.key],
+    ['Description', b.description ?? '–'],
+    ['Source', b.source_url ?? sourceText(b)],
+    ['Runner', 'harbor'],
+    ['Tasks', b.sync_status === 'failed' ? 'unavailable' : b.task_count],
+    ['Categories', b.categories.length ? b.categories.join(', ') : '–'],
+    [
+      'Named Task Sets',
+      b.task_sets.length
+        ? b.task_sets
+            .map((t) => `${t.name} (${t.task_count}${t.recommended ? ', recommended' : ''})`)
+            .join(', ')
+        : '–',
+    ],
+    ['Harness', `Optional (default: ${b.default_harness})`],
+    ['LLM Judge', judge],
+    ['Pass Threshold', b.pass_threshold],
+    ['Runs', b.run_count],
+    '',
+    'Leaderboard:',
+  ];
+  if (b.leaderboard.length === 0) lines.push('No eligible benchmark runs yet.');
+  for (const e of b.leaderboard) {
+    const interval = e.interval
+      ? ` (${(e.interval.lower * 100).toFixed(1)}–${(e.interval.upper * 100).toFixed(1)})`
+      : '';
+    lines.push([e.rank_label, e.label, `pass@1 ${pct(e.pass_at_1)}${interval}`].join(' · '));
+  }
+  if (b.runs.length > 0) {
+    lines.push('', `Runs (${b.runs.length} of ${b.run_count}):`);
+    for (const r of b.runs) lines.push([r.name, `[${r.status}]`, r.created_at].join(' · '));
+  }
+  return lines;
+}
