@@ -119,13 +119,15 @@ export async function prepareEnvironment(ctx: TrialContext): Promise<AttemptEnvi
   const buildNetwork =
     deps.buildNetwork ?? (await sandboxNetworkFor(allowInternet, { scope: deps.scope, docker: deps.docker }));
   const composeFile = await composeFileOf(input.task.dir);
-  const image = await environmentImage(ctx, env, {
-    contextDir: path.join(input.task.dir, 'environment'),
-    ...(input.task.envDigest ? { digest: input.task.envDigest } : {}),
-    network: buildNetwork,
-    buildMs: ctx.timeouts.buildMs,
-    what: 'environment',
-  });
+  const image = await ctx.timed('image', () =>
+    environmentImage(ctx, env, {
+      contextDir: path.join(input.task.dir, 'environment'),
+      ...(input.task.envDigest ? { digest: input.task.envDigest } : {}),
+      network: buildNetwork,
+      buildMs: ctx.timeouts.buildMs,
+      what: 'environment',
+    }),
+  );
   result.image = image;
   result.imageBuilt = result.buildLog !== null;
   const pending = composeFile
@@ -134,7 +136,7 @@ export async function prepareEnvironment(ctx: TrialContext): Promise<AttemptEnvi
   ctx.pendingEnv = pending;
   let started: AttemptEnvironment;
   try {
-    started = await ctx.guard(pending);
+    started = await ctx.timed('sandbox_create', () => ctx.guard(pending));
     ctx.env = started;
     ctx.checkCancelled();
   } catch (error) {

@@ -92,6 +92,7 @@ export async function executeAttempt(input: AttemptInput, deps: PipelineDeps = {
       level: 'info',
       step: 'teardown',
       message: `attempt ${r.outcome}${r.errorClass ? ` (${r.errorClass})` : ''} in ${r.totalMs} ms`,
+      details: { timings_ms: ctx.timings },
     });
     ctx.finish();
   }
@@ -201,6 +202,11 @@ async function classify(ctx: TrialContext, error: unknown): Promise<void> {
 
 /** Artifacts (not after a cancel: the environment is already gone), scrubbing, then teardown. */
 async function collectAndTeardown(ctx: TrialContext): Promise<void> {
+  await ctx.timed('collect', () => collectArtifacts(ctx));
+  await ctx.timed('teardown', () => teardown(ctx));
+}
+
+async function collectArtifacts(ctx: TrialContext): Promise<void> {
   const { signal } = ctx;
   const main = ctx.env?.main;
   if (main && !signal.aborted && ctx.uncollected !== null) {
@@ -224,6 +230,9 @@ async function collectAndTeardown(ctx: TrialContext): Promise<void> {
     });
   }
   await scrubArtifacts(ctx.result.artifacts, ctx.scrubber, ctx.emit);
+}
+
+async function teardown(ctx: TrialContext): Promise<void> {
   if (ctx.env) {
     await ctx.env.destroy().catch((error: unknown) => {
       ctx.emit({

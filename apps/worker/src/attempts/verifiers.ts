@@ -135,17 +135,19 @@ export const scriptVerifier: Verifier = {
           signal: ctx.signal,
         });
       }
-      await uploadTests(ctx, v.main, v);
+      await ctx.timed('copy_in', () => uploadTests(ctx, v.main, v));
     } catch (error) {
       ctx.checkCancelled();
       throw new PhaseError('verifier_crash', `the verifier could not run: ${messageOf(error)}`);
     }
-    const run = await runTestScript(
-      ctx,
-      v.main,
-      v,
-      { ...v.step.verifierEnv, ...ctx.input.verifierEnv },
-      ctx.config.environment.workdir,
+    const run = await ctx.timed('verifier_exec', () =>
+      runTestScript(
+        ctx,
+        v.main,
+        v,
+        { ...v.step.verifierEnv, ...ctx.input.verifierEnv },
+        ctx.config.environment.workdir,
+      ),
     );
     await collectVerifierLogs(ctx, v.main, v.prefix, ['agent', 'verifier', 'artifacts']);
     return run;
@@ -282,7 +284,7 @@ async function collectVerifierLogs(
   which: ('agent' | 'verifier' | 'artifacts')[],
 ) {
   try {
-    const files = await collectLogs(ctx, sandbox, prefix, which);
+    const files = await ctx.timed('collect', () => collectLogs(ctx, sandbox, prefix, which));
     if (which.includes('agent')) ctx.uncollected = null;
     return files;
   } catch (error) {
