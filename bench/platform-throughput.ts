@@ -83,8 +83,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** OSMOSIS_BENCH_CPU_PROFILE=<dir>: the API and the worker write V8 CPU profiles there on exit. */
+const PROFILE_DIR = process.env.OSMOSIS_BENCH_CPU_PROFILE;
+
 function child(entry: string, env: Record<string, string>, name: string): ChildProcess {
-  const proc = spawn(process.execPath, [path.join(REPO, entry)], {
+  const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  const proc = spawn(process.execPath, [...profile, path.join(REPO, entry)], {
     cwd: REPO,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
