@@ -52,6 +52,8 @@ export interface CreateSandboxOptions {
   name?: string;
   /** Keep the image's ENTRYPOINT when it has one (default true); false: always `sleep infinity`. */
   honourEntrypoint?: boolean;
+  /** The image's ENTRYPOINT (null: none) when the caller looked it up (ensureImage); else inspected here. */
+  imageEntrypoint?: string[] | null;
   docker?: Docker;
 }
 
@@ -169,7 +171,10 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
   };
   if (options.honourEntrypoint !== false) {
     try {
-      const entrypoint = (await docker.getImage(options.image).inspect()).Config?.Entrypoint;
+      const entrypoint =
+        options.imageEntrypoint !== undefined
+          ? options.imageEntrypoint
+          : (await docker.getImage(options.image).inspect()).Config?.Entrypoint;
       if (Array.isArray(entrypoint) && entrypoint.length > 0) {
         keepAlive = { Cmd: ['sleep', 'infinity'] };
       }

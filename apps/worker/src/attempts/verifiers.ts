@@ -206,7 +206,7 @@ export const separateVerifier: Verifier = {
       deps.buildNetwork ??
       (await sandboxNetworkFor(allowInternet, { scope: deps.scope, docker: deps.docker }));
     const limits = ctx.timeoutsOf(v.step);
-    const image = await environmentImage(ctx, venv, {
+    const { image, entrypoint } = await environmentImage(ctx, venv, {
       contextDir: path.join(input.task.dir, contextDir ?? 'tests'),
       network,
       buildMs: Math.min(limits.buildMs, venv.build_timeout_sec * 1000),
@@ -221,6 +221,7 @@ export const separateVerifier: Verifier = {
       try {
         sandbox = await createSandbox({
           image,
+          ...(entrypoint !== undefined ? { imageEntrypoint: entrypoint } : {}),
           cpus: venv.cpus,
           memoryMb: venv.memory_mb,
           storageMb: venv.storage_mb,
