@@ -84,8 +84,9 @@ export function taskConfigOf(stored: unknown): TaskConfig {
 
 /**
  * The secret records an execution needs, decrypted, by the phase that receives them: the agent's
- * own (its model key and harness key, RunAgent.spec.secret_env), the verifier's (the benchmark's
- * required records, never the agent's), and the judge's key.
+ * own (its model key and harness key, named by the run config: agentSecretRefs; the stored
+ * RunAgent.spec.secret_env only when the config no longer parses), the verifier's (the
+ * benchmark's required records, never the agent's: secret-phases.ts), and the judge's key.
  */
 async function loadSecrets(
   db: Db,

@@ -1,9 +1,11 @@
 // The execution of one attempt, with no database: a trial of the task by the agent, as steps —
 //   prepare the environment (environment.ts) → set the agent up → per step: agent → verifier
 //   (steps.ts, verifiers.ts) → collect (collect.ts) → teardown
-// each timed and each a function of its own. The attempt processor (executor.ts /
-// pipeline-executor.ts) loads the attempt from Postgres, calls executeAttempt, and stores what
-// it returns (contracts' AttemptResult, declared once).
+// each timed and each a function of its own; the last event carries `timings_ms` per part (image,
+// sandbox_create, sweep, copy_in, verifier_exec, collect, teardown). The attempt processor
+// (queues/attempt.ts) loads the attempt from Postgres and calls the AttemptExecutor (executor.ts),
+// which pipeline-executor.ts implements by calling executeAttempt; it stores what comes back
+// (contracts' AttemptResult, declared once).
 //
 // Contract
 // - Never throws: every failure is a result with outcome `errored` and an error class
