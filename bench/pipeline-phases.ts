@@ -21,7 +21,8 @@ export const PHASES = [
 ] as const;
 type Phase = (typeof PHASES)[number];
 
-const median = (xs: number[]) => {
+/** The median (NaN of nothing). */
+export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length === 0
