@@ -51,6 +51,9 @@
 //     collect           480  10087     (/logs as one tar, extracted, scrubbed)
 //     teardown          485   4651     (force remove)
 //     finalize           30    176     (last event → finished_at: artifacts stored, result written)
+// A repeat of the same code 15 minutes later (`8 1,4,16`, load 17 → 39): c=1 0.69×, c=4 0.71×,
+// c=16 0.81×, per-attempt 1.48× (6414 against 4339 ms); worker CPU 336/251/241 ms, Postgres
+// 85/135/116 ms per attempt. On this machine today the ratio moves by ±0.15 between runs.
 // Before this branch's pipeline changes (same bench, load 10 → 16, 4 attempts per level): c=1
 // 0.86×, c=4 0.75×, per-attempt 1.17×; worker CPU 238 ms and Postgres 98 ms per attempt at c=1
 // (after: 213 and 59). Where the time goes: the engine. At c=16 the phases that wait on dockerd
