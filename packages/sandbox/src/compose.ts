@@ -20,17 +20,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
+import { attachSandbox, SANDBOX_CAPABILITIES, type SandboxLabels, sandboxLabels } from './create-sandbox.ts';
 import { getDocker, messageOf, statusOf } from './docker.ts';
 import { defaultSandboxScope, LABELS } from './labels.ts';
 import { CappedOutput } from './output.ts';
-import {
-  attachSandbox,
-  SANDBOX_CAPABILITIES,
-  type Sandbox,
-  SandboxError,
-  type SandboxLabels,
-  sandboxLabels,
-} from './sandbox.ts';
+import { type Sandbox, SandboxError } from './sandbox.ts';
 
 /** Label compose puts on everything of a project. */
 export const COMPOSE_PROJECT_LABEL = 'com.docker.compose.project';

@@ -5,8 +5,8 @@
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DockerProxy, dockerProxy } from '../../../test/helpers/faults.ts';
+import { createSandbox } from './create-sandbox.ts';
 import { engineTrouble, isEngineConnectionError, probeEngine } from './engine.ts';
-import { createSandbox } from './sandbox.ts';
 
 let proxy: DockerProxy;
 let viaProxy: Docker;

@@ -53,6 +53,11 @@ export interface EnsureImageResult {
   /** Build output; empty on a cache hit. */
   log: string;
   durationMs: number;
+  /**
+   * The image's ENTRYPOINT (null: none) when it was looked up here (a cache hit or a prebuilt
+   * image): passed to createSandbox, it spares the engine a second inspect per attempt.
+   */
+  entrypoint?: string[] | null;
 }
 
 /** Docker tag for a digest: `sha256:abc…` → `abc…` (tags allow [A-Za-z0-9_.-], ≤128). */
@@ -92,11 +97,16 @@ export async function hashDirectory(dir: string): Promise<string> {
 }
 
 export async function imageExists(ref: string, docker: Docker = getDocker()): Promise<boolean> {
+  return (await imageEntrypoint(ref, docker)) !== undefined;
+}
+
+/** The image's ENTRYPOINT (null when it has none), or undefined when there is no such image. */
+async function imageEntrypoint(ref: string, docker: Docker): Promise<string[] | null | undefined> {
   try {
-    await docker.getImage(ref).inspect();
-    return true;
+    const entrypoint = (await docker.getImage(ref).inspect()).Config?.Entrypoint;
+    return Array.isArray(entrypoint) && entrypoint.length > 0 ? entrypoint : null;
   } catch (error) {
-    if (statusOf(error) === 404) return false;
+    if (statusOf(error) === 404) return undefined;
     throw error;
   }
 }
@@ -113,8 +123,15 @@ export async function ensureImage(options: EnsureImageOptions): Promise<EnsureIm
   const docker = options.docker ?? getDocker();
   const started = Date.now();
   if (options.dockerImage) {
-    if (await imageExists(options.dockerImage, docker)) {
-      return { image: options.dockerImage, built: false, log: '', durationMs: Date.now() - started };
+    const entrypoint = await imageEntrypoint(options.dockerImage, docker);
+    if (entrypoint !== undefined) {
+      return {
+        image: options.dockerImage,
+        built: false,
+        log: '',
+        durationMs: Date.now() - started,
+        entrypoint,
+      };
     }
     throw new BuildError(
       'image_missing',
@@ -128,8 +145,9 @@ export async function ensureImage(options: EnsureImageOptions): Promise<EnsureIm
   const digest = options.digest ?? (options.contextDir ? await hashDirectory(options.contextDir) : undefined);
   if (!digest) throw new BuildError('build_failed', 'ensureImage with a contextTar needs a digest');
   const ref = taskImageRef(digest);
-  if (await imageExists(ref, docker)) {
-    return { image: ref, built: false, log: '', durationMs: Date.now() - started };
+  const entrypoint = await imageEntrypoint(ref, docker);
+  if (entrypoint !== undefined) {
+    return { image: ref, built: false, log: '', durationMs: Date.now() - started, entrypoint };
   }
   const pending = inFlight.get(ref);
   if (pending) return { ...(await pending), built: false, durationMs: Date.now() - started };

@@ -8,6 +8,14 @@ export {
   type StartComposeOptions,
   startComposeEnvironment,
 } from './compose.ts';
+export {
+  attachSandbox,
+  type CreateSandboxOptions,
+  createSandbox,
+  SANDBOX_CAPABILITIES,
+  type SandboxLabels,
+  sandboxLabels,
+} from './create-sandbox.ts';
 export { type Docker, getDocker } from './docker.ts';
 export { type EngineProbe, engineTrouble, isEngineConnectionError, probeEngine } from './engine.ts';
 export {
@@ -34,18 +42,7 @@ export {
 } from './network.ts';
 export { CappedOutput } from './output.ts';
 export { type ReapedContainer, type ReapOptions, type ReapResult, reapOrphans } from './reaper.ts';
-export {
-  attachSandbox,
-  type CreateSandboxOptions,
-  createSandbox,
-  type ExecOptions,
-  type ExecResult,
-  SANDBOX_CAPABILITIES,
-  Sandbox,
-  SandboxError,
-  type SandboxLabels,
-  sandboxLabels,
-} from './sandbox.ts';
+export { type ExecOptions, type ExecResult, Sandbox, SandboxError } from './sandbox.ts';
 export {
   describeStorageBreach,
   formatBytes,

@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createSandbox } from './create-sandbox.ts';
 import { getDocker } from './docker.ts';
 import { ensureImage } from './image.ts';
 import { LABELS } from './labels.ts';
@@ -16,7 +17,7 @@ import {
   sandboxNetworkFor,
   sandboxNetworkName,
 } from './network.ts';
-import { createSandbox, type Sandbox } from './sandbox.ts';
+import type { Sandbox } from './sandbox.ts';
 
 const IMAGE = 'osmosis/base:bookworm';
 const scope = `test-${randomUUID()}`;

@@ -3,10 +3,11 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox } from './create-sandbox.ts';
 import { getDocker } from './docker.ts';
 import { LABELS } from './labels.ts';
 import { reapOrphans } from './reaper.ts';
-import { createSandbox, type Sandbox } from './sandbox.ts';
+import type { Sandbox } from './sandbox.ts';
 
 const IMAGE = 'osmosis/base:bookworm';
 const run = `test-run-${randomUUID().slice(0, 8)}`;

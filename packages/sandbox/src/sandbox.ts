@@ -1,10 +1,10 @@
+// A running sandbox container: commands in their own process group, files in and out as tar
+// streams, the stray-process sweep, the storage watchdog and removal. Creating one: create-sandbox.ts.
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
-import { getDocker, messageOf, statusOf } from './docker.ts';
-import { defaultSandboxScope, LABELS } from './labels.ts';
-import { sandboxNetworkFor } from './network.ts';
+import { messageOf, statusOf } from './docker.ts';
 import { CappedOutput } from './output.ts';
 import { type StorageBreach, StorageWatchdog } from './storage-watchdog.ts';
 import { parseStrayProcessReport, STRAY_PROCESS_KILLER, type StrayProcessReport } from './stray-processes.ts';
@@ -12,7 +12,6 @@ import {
   type ExtractedFile,
   extractTar,
   type FileEntry,
-  packDirectories,
   packDirectory,
   packFiles,
   readOneFile,
@@ -26,99 +25,6 @@ export class SandboxError extends Error {
     this.name = 'SandboxError';
     this.kind = kind;
   }
-}
-
-export interface SandboxLabels {
-  run?: string;
-  attempt?: string;
-  worker?: string;
-  /** Extra labels, used as given. */
-  extra?: Record<string, string>;
-}
-
-export interface CreateSandboxOptions {
-  image: string;
-  /** CPU cores (fractional allowed) → NanoCpus. */
-  cpus?: number;
-  /** Memory limit in MiB (swap disabled: MemorySwap = Memory). */
-  memoryMb?: number;
-  /** Max processes in the container; default 1024. */
-  pidsLimit?: number;
-  /**
-   * Writable-layer size in MiB. A quota (`StorageOpt`) where the engine's storage driver has one
-   * (overlay2 on xfs with pquota); elsewhere a watchdog measures the writable layer every
-   * `storageWatchMs` and kills the container when it is over (`Sandbox.storageBreach`).
-   */
-  storageMb?: number;
-  /** Period of the storage watchdog; default 1000 ms (see storage-watchdog.ts for its cost). */
-  storageWatchMs?: number;
-  /**
-   * Give the sandbox a network. Pass true only when the task allows internet AND the platform is
-   * configured to permit it; default false → `NetworkMode: 'none'`. With it the sandbox joins
-   * the scope's platform network (network.ts: a bridge with inter-container traffic off).
-   */
-  allowInternet?: boolean;
-  /** Explicit network mode, overriding `allowInternet` (tests: `host` to reach a loopback fake). */
-  networkMode?: string;
-  labels?: SandboxLabels;
-  /** Reaping scope (label `osmosis.scope`); default defaultSandboxScope(). */
-  scope?: string;
-  env?: Record<string, string>;
-  /** Working directory of the container and default of every exec. */
-  workdir?: string;
-  /** Directories created before the container starts (one archive upload, no exec). */
-  directories?: { path: string; mode?: number }[];
-  /** Container name; default `osmosis-<attempt or random>-<random>`. */
-  name?: string;
-  /** Keep the image's ENTRYPOINT when it has one (default true); false: always `sleep infinity`. */
-  honourEntrypoint?: boolean;
-  docker?: Docker;
-}
-
-/** Builds the labels of a platform container (sandbox, sidecar, verifier). */
-export function sandboxLabels(scope: string, labels: SandboxLabels | undefined): Record<string, string> {
-  const out: Record<string, string> = {
-    ...labels?.extra,
-    [LABELS.managed]: 'true',
-    [LABELS.kind]: 'sandbox',
-    [LABELS.scope]: scope,
-  };
-  if (labels?.run) out[LABELS.run] = labels.run;
-  if (labels?.attempt) out[LABELS.attempt] = labels.attempt;
-  if (labels?.worker) out[LABELS.worker] = labels.worker;
-  return out;
-}
-
-/**
- * A Sandbox over a container something else created and started (the `main` service of a compose
- * environment): the same exec, files, stray-process sweep and storage watchdog.
- */
-export async function attachSandbox(options: {
-  docker: Docker;
-  id: string;
-  networkMode: string;
-  workdir?: string;
-  storageMb?: number;
-  storageWatchMs?: number;
-}): Promise<Sandbox> {
-  const container = options.docker.getContainer(options.id);
-  const info = await container.inspect();
-  const notes: string[] = [];
-  const sandbox = new Sandbox(
-    options.docker,
-    container,
-    info.Name.replace(/^\//, ''),
-    options.networkMode,
-    false,
-    notes,
-    options.workdir,
-  );
-  if (options.storageMb !== undefined && options.storageMb > 0) {
-    const intervalMs = options.storageWatchMs ?? 1000;
-    sandbox.watchStorage(options.storageMb, intervalMs);
-    notes.push(`storage limit of ${options.storageMb} MiB enforced by a watchdog every ${intervalMs} ms`);
-  }
-  return sandbox;
 }
 
 export interface ExecOptions {
@@ -146,146 +52,6 @@ export interface ExecResult {
   durationMs: number;
   /** True when either stream exceeded maxOutputBytes and its middle was dropped. */
   truncated: boolean;
-}
-
-/** Capabilities root inside the sandbox keeps; everything else is dropped. */
-export const SANDBOX_CAPABILITIES = [
-  'CHOWN',
-  'DAC_OVERRIDE',
-  'FOWNER',
-  'FSETID',
-  'SETUID',
-  'SETGID',
-  'KILL',
-  'NET_BIND_SERVICE',
-];
-
-const storageOptSupport = new WeakMap<Docker, boolean>();
-
-function isStorageOptError(error: unknown): boolean {
-  return /storage-?opt|storage option|quota|xfs/i.test(messageOf(error));
-}
-
-/**
- * Creates and starts a sandbox container: limits applied, no privileges, every capability but a
- * small set dropped, `no-new-privileges`, no network unless asked, labelled with run/attempt/worker,
- * its init process idle (`sleep infinity` under docker-init) so commands run by exec.
- * The caller must call `destroy()` in a `finally`.
- */
-export async function createSandbox(options: CreateSandboxOptions): Promise<Sandbox> {
-  const docker = options.docker ?? getDocker();
-  const notes: string[] = [];
-  const scope = options.scope ?? defaultSandboxScope();
-  const labels = sandboxLabels(scope, options.labels);
-  let networkMode: string;
-  try {
-    networkMode =
-      options.networkMode ?? (await sandboxNetworkFor(options.allowInternet === true, { scope, docker }));
-  } catch (error) {
-    throw new SandboxError('create', `could not prepare the sandbox's network: ${messageOf(error)}`);
-  }
-  const hostConfig: Docker.HostConfig = {
-    NetworkMode: networkMode,
-    Privileged: false,
-    CapDrop: ['ALL'],
-    CapAdd: SANDBOX_CAPABILITIES,
-    SecurityOpt: ['no-new-privileges:true'],
-    PidsLimit: options.pidsLimit ?? 1024,
-    Init: true,
-    AutoRemove: false,
-    ReadonlyRootfs: false,
-  };
-  if (options.cpus !== undefined && options.cpus > 0) hostConfig.NanoCpus = Math.round(options.cpus * 1e9);
-  if (options.memoryMb !== undefined && options.memoryMb > 0) {
-    hostConfig.Memory = Math.round(options.memoryMb * 1024 * 1024);
-    hostConfig.MemorySwap = hostConfig.Memory;
-  }
-  let storageLimitApplied = false;
-  if (options.storageMb !== undefined && options.storageMb > 0) {
-    if (storageOptSupport.get(docker) !== false) {
-      hostConfig.StorageOpt = { size: `${Math.round(options.storageMb)}M` };
-      storageLimitApplied = true;
-    }
-  }
-  // An image with an ENTRYPOINT keeps it, given `sleep infinity` as its command (as Harbor's
-  // compose base does the same): a task's entrypoint may start what its healthcheck waits for.
-  // Without one, the container's process is `sleep infinity` itself.
-  let keepAlive: Pick<Docker.ContainerCreateOptions, 'Entrypoint' | 'Cmd'> = {
-    Entrypoint: ['sleep'],
-    Cmd: ['infinity'],
-  };
-  if (options.honourEntrypoint !== false) {
-    try {
-      const entrypoint = (await docker.getImage(options.image).inspect()).Config?.Entrypoint;
-      if (Array.isArray(entrypoint) && entrypoint.length > 0) {
-        keepAlive = { Cmd: ['sleep', 'infinity'] };
-      }
-    } catch {
-      // no such image: createContainer below says so
-    }
-  }
-  const suffix = randomUUID().slice(0, 8);
-  const name =
-    options.name ??
-    `osmosis-${(options.labels?.attempt ?? 'sandbox').replace(/[^a-zA-Z0-9_.-]/g, '')}-${suffix}`;
-  const spec = (): Docker.ContainerCreateOptions => ({
-    name,
-    Image: options.image,
-    ...keepAlive,
-    Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
-    ...(options.workdir ? { WorkingDir: options.workdir } : {}),
-    Labels: labels,
-    Tty: false,
-    OpenStdin: false,
-    AttachStdout: false,
-    AttachStderr: false,
-    HostConfig: hostConfig,
-  });
-  let container: Docker.Container;
-  try {
-    container = await docker.createContainer(spec());
-    if (storageLimitApplied) storageOptSupport.set(docker, true);
-  } catch (error) {
-    if (storageLimitApplied && isStorageOptError(error)) {
-      storageOptSupport.set(docker, false);
-      delete hostConfig.StorageOpt;
-      storageLimitApplied = false;
-      try {
-        container = await docker.createContainer(spec());
-      } catch (retryError) {
-        throw new SandboxError('create', `could not create the sandbox: ${messageOf(retryError)}`);
-      }
-    } else {
-      throw new SandboxError('create', `could not create the sandbox: ${messageOf(error)}`);
-    }
-  }
-  const sandbox = new Sandbox(
-    docker,
-    container,
-    name,
-    networkMode,
-    storageLimitApplied,
-    notes,
-    options.workdir,
-  );
-  try {
-    if (options.directories?.length) {
-      await container.putArchive(packDirectories(options.directories), { path: '/' });
-    }
-    await container.start();
-  } catch (error) {
-    await sandbox.destroy();
-    throw new SandboxError('start', `could not start the sandbox: ${messageOf(error)}`);
-  }
-  if (options.storageMb !== undefined && options.storageMb > 0 && !storageLimitApplied) {
-    const intervalMs = options.storageWatchMs ?? 1000;
-    sandbox.watchStorage(options.storageMb, intervalMs);
-    notes.push(
-      `storage limit of ${options.storageMb} MiB enforced by a watchdog (the engine's storage driver has ` +
-        `no quota): the writable layer is measured every ${intervalMs} ms and the sandbox killed when over`,
-    );
-  }
-  return sandbox;
 }
 
 /**

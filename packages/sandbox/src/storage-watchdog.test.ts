@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from './sandbox.ts';
+import { createSandbox } from './create-sandbox.ts';
+import type { Sandbox } from './sandbox.ts';
 import {
   describeStorageBreach,
   formatBytes,

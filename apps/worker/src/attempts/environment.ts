@@ -53,7 +53,7 @@ export async function environmentImage(
   ctx: TrialContext,
   env: TaskEnvironmentConfig,
   build: { contextDir: string; digest?: string; network: string; buildMs: number; what: string },
-): Promise<string> {
+): Promise<{ image: string; entrypoint?: string[] | null }> {
   const { deps, input, result } = ctx;
   try {
     const ready = env.docker_image
@@ -81,7 +81,10 @@ export async function environmentImage(
         ? `built ${build.what} image ${ready.image} in ${ready.durationMs} ms`
         : `${build.what} image ${ready.image} ready (cached)`,
     });
-    return ready.image;
+    return {
+      image: ready.image,
+      ...(ready.entrypoint !== undefined ? { entrypoint: ready.entrypoint } : {}),
+    };
   } catch (error) {
     if (error instanceof BuildError) {
       const log = ctx.scrub(error.log);
@@ -119,22 +122,24 @@ export async function prepareEnvironment(ctx: TrialContext): Promise<AttemptEnvi
   const buildNetwork =
     deps.buildNetwork ?? (await sandboxNetworkFor(allowInternet, { scope: deps.scope, docker: deps.docker }));
   const composeFile = await composeFileOf(input.task.dir);
-  const image = await environmentImage(ctx, env, {
-    contextDir: path.join(input.task.dir, 'environment'),
-    ...(input.task.envDigest ? { digest: input.task.envDigest } : {}),
-    network: buildNetwork,
-    buildMs: ctx.timeouts.buildMs,
-    what: 'environment',
-  });
+  const { image, entrypoint } = await ctx.timed('image', () =>
+    environmentImage(ctx, env, {
+      contextDir: path.join(input.task.dir, 'environment'),
+      ...(input.task.envDigest ? { digest: input.task.envDigest } : {}),
+      network: buildNetwork,
+      buildMs: ctx.timeouts.buildMs,
+      what: 'environment',
+    }),
+  );
   result.image = image;
   result.imageBuilt = result.buildLog !== null;
   const pending = composeFile
     ? startCompose(ctx, composeFile, image, allowInternet)
-    : startContainer(ctx, image, allowInternet);
+    : startContainer(ctx, image, allowInternet, entrypoint);
   ctx.pendingEnv = pending;
   let started: AttemptEnvironment;
   try {
-    started = await ctx.guard(pending);
+    started = await ctx.timed('sandbox_create', () => ctx.guard(pending));
     ctx.env = started;
     ctx.checkCancelled();
   } catch (error) {
@@ -157,11 +162,13 @@ async function startContainer(
   ctx: TrialContext,
   image: string,
   allowInternet: boolean,
+  entrypoint: string[] | null | undefined,
 ): Promise<AttemptEnvironment> {
   const { config, deps, input } = ctx;
   const env = config.environment;
   const sandbox = await createSandbox({
     image,
+    ...(entrypoint !== undefined ? { imageEntrypoint: entrypoint } : {}),
     cpus: env.cpus,
     memoryMb: env.memory_mb,
     storageMb: env.storage_mb,

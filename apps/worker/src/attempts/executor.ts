@@ -50,6 +50,8 @@ export interface AttemptExecution {
   signal: AbortSignal;
   /** appends a lifecycle event to the run's log at once (scrub secrets before calling) */
   log(event: ExecutionEvent): void;
+  /** appends several events in one write (when the processor offers it; else `log` each) */
+  logMany?(events: ExecutionEvent[]): void;
 }
 
 export type AttemptExecutor = (execution: AttemptExecution) => Promise<ExecutionResult>;

@@ -35,6 +35,7 @@ import type { ArtifactStorage } from '@osmosis/tasks';
 import type { ContainerReaper } from '../reaper.ts';
 import { operatorSecretValues, secretsInUse } from '../secrets-in-use.ts';
 import { storeArtifacts } from './artifact-store.ts';
+import { batchEvents } from './event-batch.ts';
 import type { AttemptExecution, AttemptExecutor } from './executor.ts';
 import { type AttemptInput, executeAttempt, type PipelineDeps } from './pipeline.ts';
 import { loadProvidedSecrets, providedSecretNames } from './run-provided-secrets.ts';
@@ -83,8 +84,9 @@ export function taskConfigOf(stored: unknown): TaskConfig {
 
 /**
  * The secret records an execution needs, decrypted, by the phase that receives them: the agent's
- * own (its model key and harness key, RunAgent.spec.secret_env), the verifier's (the benchmark's
- * required records, never the agent's), and the judge's key.
+ * own (its model key and harness key, named by the run config: agentSecretRefs; the stored
+ * RunAgent.spec.secret_env only when the config no longer parses), the verifier's (the
+ * benchmark's required records, never the agent's: secret-phases.ts), and the judge's key.
  */
 async function loadSecrets(
   db: Db,
@@ -206,6 +208,10 @@ export function createPipelineExecutor(options: PipelineExecutorOptions): Attemp
     await rm(artifactsDir, { recursive: true, force: true });
     await mkdir(artifactsDir, { recursive: true });
     const releaseSecrets = secretsInUse.hold(scrub, scrubMinLength);
+    const events = batchEvents((batch) => {
+      if (execution.logMany) execution.logMany(batch);
+      else for (const e of batch) execution.log(e);
+    });
     try {
       const result = await executeAttempt(
         {
@@ -230,7 +236,7 @@ export function createPipelineExecutor(options: PipelineExecutorOptions): Attemp
           artifactsDir,
           allowInternet: options.allowInternet ?? false,
           onEvent: (event) =>
-            execution.log({
+            events.log({
               level: event.level,
               step: event.step,
               message: event.message,
@@ -248,6 +254,7 @@ export function createPipelineExecutor(options: PipelineExecutorOptions): Attemp
       // schema); the stored artifacts replace its host files, its events were sent through `log`
       return AttemptResult.parse({ ...result, artifacts, events: [] });
     } finally {
+      events.flush();
       releaseSecrets();
       await rm(artifactsDir, { recursive: true, force: true });
     }

@@ -98,6 +98,19 @@ describe('executeAttempt', () => {
     expect(JSON.stringify(result)).not.toContain(SECRET);
     expect(JSON.stringify(events)).not.toContain(SECRET);
     expect(events.map((e) => e.step)).toEqual(expect.arrayContaining(['environment', 'agent', 'verifier']));
+    // the last event says where the attempt's time went, part by part
+    const timings = events.at(-1)?.details?.timings_ms as Record<string, number> | undefined;
+    expect(events.at(-1)?.step).toBe('teardown');
+    for (const part of [
+      'image',
+      'sandbox_create',
+      'sweep',
+      'copy_in',
+      'verifier_exec',
+      'collect',
+      'teardown',
+    ])
+      expect(timings?.[part]).toBeGreaterThanOrEqual(0);
     expect(await containersOf(input.attemptId)).toBe(0);
   });
 

@@ -1,9 +1,11 @@
 // The execution of one attempt, with no database: a trial of the task by the agent, as steps —
 //   prepare the environment (environment.ts) → set the agent up → per step: agent → verifier
 //   (steps.ts, verifiers.ts) → collect (collect.ts) → teardown
-// each timed and each a function of its own. The attempt processor (executor.ts /
-// pipeline-executor.ts) loads the attempt from Postgres, calls executeAttempt, and stores what
-// it returns (contracts' AttemptResult, declared once).
+// each timed and each a function of its own; the last event carries `timings_ms` per part (image,
+// sandbox_create, sweep, copy_in, verifier_exec, collect, teardown). The attempt processor
+// (queues/attempt.ts) loads the attempt from Postgres and calls the AttemptExecutor (executor.ts),
+// which pipeline-executor.ts implements by calling executeAttempt; it stores what comes back
+// (contracts' AttemptResult, declared once).
 //
 // Contract
 // - Never throws: every failure is a result with outcome `errored` and an error class
@@ -92,6 +94,7 @@ export async function executeAttempt(input: AttemptInput, deps: PipelineDeps = {
       level: 'info',
       step: 'teardown',
       message: `attempt ${r.outcome}${r.errorClass ? ` (${r.errorClass})` : ''} in ${r.totalMs} ms`,
+      details: { timings_ms: ctx.timings },
     });
     ctx.finish();
   }
@@ -201,6 +204,11 @@ async function classify(ctx: TrialContext, error: unknown): Promise<void> {
 
 /** Artifacts (not after a cancel: the environment is already gone), scrubbing, then teardown. */
 async function collectAndTeardown(ctx: TrialContext): Promise<void> {
+  await ctx.timed('collect', () => collectArtifacts(ctx));
+  await ctx.timed('teardown', () => teardown(ctx));
+}
+
+async function collectArtifacts(ctx: TrialContext): Promise<void> {
   const { signal } = ctx;
   const main = ctx.env?.main;
   if (main && !signal.aborted && ctx.uncollected !== null) {
@@ -224,6 +232,9 @@ async function collectAndTeardown(ctx: TrialContext): Promise<void> {
     });
   }
   await scrubArtifacts(ctx.result.artifacts, ctx.scrubber, ctx.emit);
+}
+
+async function teardown(ctx: TrialContext): Promise<void> {
   if (ctx.env) {
     await ctx.env.destroy().catch((error: unknown) => {
       ctx.emit({

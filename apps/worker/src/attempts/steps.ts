@@ -158,10 +158,12 @@ async function runAgent(
 async function runVerifier(ctx: TrialContext, plan: StepPlan, step: TrialStepSpec, prefix: string) {
   return ctx.phase('verifier', async () => {
     const main = ctx.env!.main;
-    await closeAgentPhase(main, ctx.emit).catch((error: unknown) => {
-      if (error instanceof StorageLimitExceeded) throw error;
-      throw new PhaseError('verifier_crash', messageOf(error));
-    });
+    await ctx.timed('sweep', () =>
+      closeAgentPhase(main, ctx.emit).catch((error: unknown) => {
+        if (error instanceof StorageLimitExceeded) throw error;
+        throw new PhaseError('verifier_crash', messageOf(error));
+      }),
+    );
     const declared = step.artifacts.length ? await collectDeclared(ctx, main, step.artifacts, prefix) : [];
     const verifier = verifierFor(ctx, step);
     const { exitCode } = await verifier.verify(ctx, {

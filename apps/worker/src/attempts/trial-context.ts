@@ -67,6 +67,10 @@ export interface TrialContext {
   uncollected: string | null;
   /** races a promise against the abort and main's storage watchdog */
   guard<T>(promise: Promise<T>): Promise<T>;
+  /** ms spent per part of the trial (image, sandbox_create, copy_in, …), summed over steps */
+  timings: Record<string, number>;
+  /** runs `run`, adding its time to timings[name] (reported with the attempt's last event) */
+  timed<T>(name: string, run: () => Promise<T>): Promise<T>;
   /** runs a timed phase (agent and verifier time add up over steps) */
   phase<T>(name: AttemptPhase, run: () => Promise<T>): Promise<T>;
   /** from now on, main's storage breach ends whatever is awaited */
@@ -170,6 +174,15 @@ export function createTrialContext(
     currentPhase: 'environment',
     uncollected: null,
     guard: (promise) => Promise.race([promise, aborted, storageBreach]),
+    timings: {},
+    async timed(name, run) {
+      const t0 = Date.now();
+      try {
+        return await run();
+      } finally {
+        ctx.timings[name] = (ctx.timings[name] ?? 0) + (Date.now() - t0);
+      }
+    },
     async phase(name, run) {
       const t0 = Date.now();
       ctx.currentPhase = name;

@@ -135,17 +135,19 @@ export const scriptVerifier: Verifier = {
           signal: ctx.signal,
         });
       }
-      await uploadTests(ctx, v.main, v);
+      await ctx.timed('copy_in', () => uploadTests(ctx, v.main, v));
     } catch (error) {
       ctx.checkCancelled();
       throw new PhaseError('verifier_crash', `the verifier could not run: ${messageOf(error)}`);
     }
-    const run = await runTestScript(
-      ctx,
-      v.main,
-      v,
-      { ...v.step.verifierEnv, ...ctx.input.verifierEnv },
-      ctx.config.environment.workdir,
+    const run = await ctx.timed('verifier_exec', () =>
+      runTestScript(
+        ctx,
+        v.main,
+        v,
+        { ...v.step.verifierEnv, ...ctx.input.verifierEnv },
+        ctx.config.environment.workdir,
+      ),
     );
     await collectVerifierLogs(ctx, v.main, v.prefix, ['agent', 'verifier', 'artifacts']);
     return run;
@@ -204,7 +206,7 @@ export const separateVerifier: Verifier = {
       deps.buildNetwork ??
       (await sandboxNetworkFor(allowInternet, { scope: deps.scope, docker: deps.docker }));
     const limits = ctx.timeoutsOf(v.step);
-    const image = await environmentImage(ctx, venv, {
+    const { image, entrypoint } = await environmentImage(ctx, venv, {
       contextDir: path.join(input.task.dir, contextDir ?? 'tests'),
       network,
       buildMs: Math.min(limits.buildMs, venv.build_timeout_sec * 1000),
@@ -219,6 +221,7 @@ export const separateVerifier: Verifier = {
       try {
         sandbox = await createSandbox({
           image,
+          ...(entrypoint !== undefined ? { imageEntrypoint: entrypoint } : {}),
           cpus: venv.cpus,
           memoryMb: venv.memory_mb,
           storageMb: venv.storage_mb,
@@ -282,7 +285,7 @@ async function collectVerifierLogs(
   which: ('agent' | 'verifier' | 'artifacts')[],
 ) {
   try {
-    const files = await collectLogs(ctx, sandbox, prefix, which);
+    const files = await ctx.timed('collect', () => collectLogs(ctx, sandbox, prefix, which));
     if (which.includes('agent')) ctx.uncollected = null;
     return files;
   } catch (error) {

@@ -14,7 +14,7 @@
 // - graceful shutdown: attempts still running after `drainMs` are aborted and their leases
 //   released so another worker re-runs them at once.
 import { AttemptJob, QUEUE_NAMES, runStopChannel } from '@osmosis/contracts';
-import type { Prisma } from '@osmosis/db';
+import { appendRunEvents, type NewRunEvent, type Prisma } from '@osmosis/db';
 import { enqueueRunDispatch } from '@osmosis/queues';
 import { dispatchRun, enqueueAttempt } from '../attempts/dispatch.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
@@ -153,6 +153,18 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       pendingLogs.add(write);
     };
 
+    // several of the pipeline's events in one statement (attempts/event-batch.ts)
+    const logMany = (events: ExecutionEvent[]) => {
+      const rows = events.map((e) => ({ ...e, runId, attemptId, timestamp: e.timestamp ?? new Date() }));
+      const write = appendRunEvents(db, rows as NewRunEvent[])
+        .catch((error) => {
+          if (ctx.database.failed(error)) unsent.push(...rows);
+          else logger.warn({ attemptId, err: errorMessage(error) }, 'could not store events');
+        })
+        .finally(() => pendingLogs.delete(write));
+      pendingLogs.add(write);
+    };
+
     let result: ExecutionResult;
     // why the execution is handed back instead of written: the engine, or a database that could
     // not even load the attempt (nothing ran: no retry is used either way)
@@ -212,6 +224,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         taskDir,
         signal: entry.controller.signal,
         log,
+        logMany,
       });
       result = ExecutionResult.parse(raw);
     } catch (error) {
