@@ -11,6 +11,7 @@ import {
   TaskLimitsShape,
 } from '@osmosis/tasks';
 import { z } from 'zod';
+import { CAPACITY_ENV_NAMES, capacityConfigShape, defaultCapacityConfig } from './capacity-config.ts';
 import { DEFAULT_METRICS_CONFIG, METRICS_ENV_NAMES, metricsConfigShape } from './metrics/config.ts';
 import { DEFAULT_SOURCES_CONFIG, SOURCES_ENV_NAMES, sourcesConfigShape } from './sources-config.ts';
 import { DEFAULT_WEBHOOK_CONFIG, WEBHOOK_ENV_NAMES, webhookConfigShape } from './webhooks/config.ts';
@@ -63,6 +64,7 @@ export const WorkerConfig = z.object({
   ...sourcesConfigShape,
   ...webhookConfigShape,
   ...metricsConfigShape,
+  ...capacityConfigShape,
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 
@@ -86,6 +88,7 @@ const ENV_NAMES: Record<keyof WorkerConfig, string> = {
   ...SOURCES_ENV_NAMES,
   ...WEBHOOK_ENV_NAMES,
   ...METRICS_ENV_NAMES,
+  ...CAPACITY_ENV_NAMES,
   engineRequeueLimit: 'OSMOSIS_ENGINE_REQUEUE_LIMIT',
   engineProbeMaxMs: 'OSMOSIS_ENGINE_PROBE_MAX_MS',
 };
@@ -126,6 +129,7 @@ export function workerConfig(input: Partial<Record<keyof WorkerConfig, unknown>>
     workerId: `${hostname()}-${process.pid}`,
     dataDir: path.resolve('.local/data'),
     ...DEFAULT_WORKER_CONFIG,
+    ...defaultCapacityConfig(),
     ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined && v !== '')),
   };
   const parsed = WorkerConfig.safeParse(merged);
