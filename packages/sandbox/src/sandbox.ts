@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import { getDocker, messageOf, statusOf } from './docker.ts';
+import { gpuDeviceRequests } from './gpus.ts';
 import { defaultSandboxScope, LABELS } from './labels.ts';
 import { sandboxNetworkFor } from './network.ts';
 import { CappedOutput } from './output.ts';
@@ -42,6 +43,8 @@ export interface CreateSandboxOptions {
   cpus?: number;
   /** Memory limit in MiB (swap disabled: MemorySwap = Memory). */
   memoryMb?: number;
+  /** GPU device ids the worker reserved for this sandbox → HostConfig.DeviceRequests (gpus.ts). */
+  gpuIds?: readonly string[];
   /** Max processes in the container; default 1024. */
   pidsLimit?: number;
   /**
@@ -200,6 +203,7 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
     hostConfig.Memory = Math.round(options.memoryMb * 1024 * 1024);
     hostConfig.MemorySwap = hostConfig.Memory;
   }
+  if (options.gpuIds?.length) hostConfig.DeviceRequests = gpuDeviceRequests(options.gpuIds);
   let storageLimitApplied = false;
   if (options.storageMb !== undefined && options.storageMb > 0) {
     if (storageOptSupport.get(docker) !== false) {
