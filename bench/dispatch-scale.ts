@@ -13,12 +13,12 @@
 //
 //   cd /work/main && source scripts/env.sh
 //   node bench/dispatch-scale.ts [--workers 100] [--slots 8] [--attempts 200000] [--runs 50]
-//     [--workspaces 10] [--seconds 60] [--sleep-min 1000] [--sleep-max 3000] [--keep]
+//     [--workspaces 10] [--seconds 60] [--sleep-min 1000] [--sleep-max 3000] [--pool 20] [--keep]
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createDb, migrateDeploy } from '@osmosis/db';
-import { workerConfig } from '../apps/worker/src/config.ts';
 import { dispatchRun } from '../apps/worker/src/attempts/dispatch.ts';
+import { workerConfig } from '../apps/worker/src/config.ts';
 import { QUEUE_MODULES } from '../apps/worker/src/queues/index.ts';
 import { testLogger } from '../apps/worker/src/testing/fixtures.ts';
 import { type RunningWorker, startWorker } from '../apps/worker/src/worker.ts';
@@ -36,6 +36,8 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '60' },
     'sleep-min': { type: 'string', default: '1000' },
     'sleep-max': { type: 'string', default: '3000' },
+    /** Postgres connections shared by the simulated workers (a real worker has its own pool) */
+    pool: { type: 'string', default: '20' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -96,7 +98,7 @@ async function main() {
   const prefix = `bench-dispatch-${randomBytes(3).toString('hex')}`;
   const redis = createRedis(REDIS_URL);
   const workers: RunningWorker[] = [];
-  const db = createDb(url, 20);
+  const db = createDb(url, Number(args.pool));
   try {
     await migrateDeploy(url);
     let t0 = Date.now();
@@ -180,8 +182,12 @@ async function main() {
     console.log(
       `workspace shares        min ${Math.min(...counts)} max ${Math.max(...counts)} max/min ${fmt(Math.max(...counts) / Math.max(1, Math.min(...counts)))} over ${counts.length} workspaces`,
     );
-    console.log(`postgres commits/s      ${fmt(commits / elapsed)} (${fmt(commits / Math.max(1, started))} per start)`);
-    console.log(`redis commands/s        ${fmt(calls / elapsed)} (${fmt(calls / Math.max(1, started))} per start)`);
+    console.log(
+      `postgres commits/s      ${fmt(commits / elapsed)} (${fmt(commits / Math.max(1, started))} per start)`,
+    );
+    console.log(
+      `redis commands/s        ${fmt(calls / elapsed)} (${fmt(calls / Math.max(1, started))} per start)`,
+    );
     await queues.close();
   } finally {
     await Promise.allSettled(workers.map((w) => w.close()));
