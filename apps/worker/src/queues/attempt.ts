@@ -14,7 +14,7 @@
 // - graceful shutdown: attempts still running after `drainMs` are aborted and their leases
 //   released so another worker re-runs them at once.
 import { AttemptJob, QUEUE_NAMES, runStopChannel } from '@osmosis/contracts';
-import type { Prisma } from '@osmosis/db';
+import { appendRunEvent, type Prisma } from '@osmosis/db';
 import { enqueueRunDispatch } from '@osmosis/queues';
 import { dispatchRun, enqueueAttempt } from '../attempts/dispatch.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
@@ -147,18 +147,15 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     const pendingLogs = new Set<Promise<unknown>>();
     const log = (event: ExecutionEvent) => {
       const stamped = { ...event, timestamp: event.timestamp ?? new Date() };
-      const write = db.runEvent
-        .create({
-          data: {
-            runId,
-            attemptId,
-            level: stamped.level,
-            step: stamped.step,
-            message: stamped.message,
-            details: (stamped.details ?? undefined) as Prisma.InputJsonValue | undefined,
-            timestamp: stamped.timestamp,
-          },
-        })
+      const write = appendRunEvent(db, {
+        runId,
+        attemptId,
+        level: stamped.level,
+        step: stamped.step,
+        message: stamped.message,
+        ...(stamped.details ? { details: stamped.details as Prisma.InputJsonValue } : {}),
+        timestamp: stamped.timestamp,
+      })
         .catch((error) => {
           if (ctx.database.failed(error)) unsent.push(stamped);
           else logger.warn({ attemptId, err: errorMessage(error) }, 'could not store an event');
