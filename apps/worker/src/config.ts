@@ -11,6 +11,7 @@ import {
   TaskLimitsShape,
 } from '@osmosis/tasks';
 import { z } from 'zod';
+import { CAPACITY_ENV_NAMES, capacityConfigShape, defaultCapacityConfig } from './capacity-config.ts';
 import { DEFAULT_METRICS_CONFIG, METRICS_ENV_NAMES, metricsConfigShape } from './metrics/config.ts';
 import { SECRET_KEYS_ENV_NAMES, secretKeysConfigShape, secretKeysProblem } from './secret-keys-config.ts';
 import { DEFAULT_SOURCES_CONFIG, SOURCES_ENV_NAMES, sourcesConfigShape } from './sources-config.ts';
@@ -65,6 +66,7 @@ export const WorkerConfig = z.object({
   ...webhookConfigShape,
   ...metricsConfigShape,
   ...secretKeysConfigShape,
+  ...capacityConfigShape,
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 
@@ -89,6 +91,7 @@ const ENV_NAMES: Record<keyof WorkerConfig, string> = {
   ...WEBHOOK_ENV_NAMES,
   ...METRICS_ENV_NAMES,
   ...SECRET_KEYS_ENV_NAMES,
+  ...CAPACITY_ENV_NAMES,
   engineRequeueLimit: 'OSMOSIS_ENGINE_REQUEUE_LIMIT',
   engineProbeMaxMs: 'OSMOSIS_ENGINE_PROBE_MAX_MS',
 };
@@ -131,6 +134,7 @@ export function workerConfig(input: Partial<Record<keyof WorkerConfig, unknown>>
     // a config built in code (tests, embedding) has the process's ring unless it names one
     secretKeys: process.env[SECRET_KEYS_ENV_NAMES.secretKeys],
     ...DEFAULT_WORKER_CONFIG,
+    ...defaultCapacityConfig(),
     ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined && v !== '')),
   };
   const parsed = WorkerConfig.safeParse(merged);

@@ -1,12 +1,14 @@
 export { type DispatchResult, dispatchRun, enqueueAttempt } from './attempts/dispatch.ts';
 export * from './attempts/executor.ts';
 export * from './attempts/lease.ts';
+export * from './attempts/lease-handback.ts';
 export {
   createDockerReaper,
   createPipelineExecutor,
   type PipelineExecutorOptions,
   taskConfigOf,
 } from './attempts/pipeline-executor.ts';
+export * from './attempts/run-completion.ts';
 export { type TaskFiles, taskFilesFrom } from './attempts/task-files.ts';
 export {
   ConfigError,

@@ -43,6 +43,8 @@ export interface WorkerPresence {
   livenessMs: number;
   scope: string;
   engine: { state: string; error: string | null; checkedAt: Date | null };
+  /** what it advertises for attempts' reservations (attempts/reservation.ts) */
+  resources: { cpus: number; memoryMb: number; gpuIds: string[] };
 }
 
 /** Records (or refreshes) this worker's liveness and state. */
@@ -56,6 +58,9 @@ export async function heartbeatWorker(db: Db, presence: WorkerPresence): Promise
     engineState: presence.engine.state,
     engineError: presence.engine.error,
     engineCheckedAt: presence.engine.checkedAt,
+    cpus: presence.resources.cpus,
+    memoryMb: presence.resources.memoryMb,
+    gpuIds: presence.resources.gpuIds,
   };
   await db.workerHeartbeat.upsert({
     where: { id: presence.id },

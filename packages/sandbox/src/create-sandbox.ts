@@ -22,6 +22,8 @@ export interface CreateSandboxOptions {
   cpus?: number;
   /** Memory limit in MiB (swap disabled: MemorySwap = Memory). */
   memoryMb?: number;
+  /** GPU device ids the worker reserved for this sandbox → HostConfig.DeviceRequests (gpus.ts). */
+  gpuIds?: readonly string[];
   /** Max processes in the container; default 1024. */
   pidsLimit?: number;
   /**
@@ -155,6 +157,7 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
     hostConfig.Memory = Math.round(options.memoryMb * 1024 * 1024);
     hostConfig.MemorySwap = hostConfig.Memory;
   }
+  if (options.gpuIds?.length) hostConfig.DeviceRequests = gpuDeviceRequests(options.gpuIds);
   let storageLimitApplied = false;
   if (options.storageMb !== undefined && options.storageMb > 0) {
     if (storageOptSupport.get(docker) !== false) {

@@ -115,6 +115,7 @@ export async function runPage(
       passThreshold: true,
       maxConcurrentAttempts: true,
       maxCostUsd: true,
+      waitingReason: true,
       benchmark: { select: { key: true, name: true } },
     },
   });
@@ -212,7 +213,7 @@ ${pages > 1 ? html`<nav class="pager">${pageNo > 1 ? html`<a href="${link({ page
     html`<h1>Run ${name}</h1>
 <div id="live" data-stream="${self}/stream" data-version="${results.status}:${p.done}:${p.running}">
 <dl><dt>Status</dt><dd>${statusBadge(results.status)} ${run.errorMessage ? html`<span class="err">${run.errorMessage}</span>` : ''}</dd>
-${faultLines(faults)}
+${faultLines(faults)}${run.waitingReason ? html`<dt>Waiting</dt><dd><span class="err">${run.waitingReason}</span></dd>` : ''}
 <dt>Benchmark</dt><dd><a href="/benchmarks/${enc(run.benchmark.key)}">${run.benchmark.name}</a></dd>
 <dt>Progress</dt><dd>${progressBar(p)} · ${p.running} running · ${p.queued} queued</dd>
 <dt>Duration</dt><dd>${duration(results.duration_ms)} (created ${when(results.created_at)}${results.finished_at ? html`, finished ${when(results.finished_at)}` : ''})</dd>

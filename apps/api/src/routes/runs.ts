@@ -123,6 +123,7 @@ function summary(
     duration_ms: durationMs(row),
     platform_url: runPlatformUrl(extra.publicUrl, row.name),
     ...extra.faults,
+    waiting_reason: row.waitingReason,
     creator_name: extra.creator ? (extra.creator.name ?? extra.creator.email) : null,
     creator_email: extra.creator?.email ?? null,
   };

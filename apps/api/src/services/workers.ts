@@ -12,11 +12,16 @@ import type {
 } from '@osmosis/contracts';
 import { agentLabel, erroredShare, runUnrankedReason } from '@osmosis/core';
 import { agentOutcomeCounts, type Db, engineWaitingByRun } from '@osmosis/db';
+import {
+  WORKER_RESOURCE_COLUMNS,
+  type WorkerResourceColumns,
+  workerResourcesOf,
+} from './worker-resources.ts';
 
 /** Rows written before workers reported their own bound were judged by the old default. */
 const LEGACY_LIVENESS_MS = 60_000;
 
-interface WorkerRow {
+interface WorkerRow extends WorkerResourceColumns {
   id: string;
   state: 'live' | 'dead' | 'stopped';
   hostname: string;
@@ -43,7 +48,8 @@ async function workerRows(db: Db): Promise<WorkerRow[]> {
       CASE WHEN w.stopped_at IS NOT NULL THEN 'stopped'
            WHEN w.heartbeat_at > now() - make_interval(secs => coalesce(w.liveness_ms, ${LEGACY_LIVENESS_MS}) / 1000.0) THEN 'live'
            ELSE 'dead' END AS state,
-      (SELECT count(*) FROM attempts a WHERE a.status = 'running' AND a.lease_owner = w.id)::int AS running_attempts
+      (SELECT count(*) FROM attempts a WHERE a.status = 'running' AND a.lease_owner = w.id)::int AS running_attempts,
+      ${WORKER_RESOURCE_COLUMNS}
     FROM workers w
     ORDER BY (w.stopped_at IS NULL) DESC, w.heartbeat_at DESC, w.id`;
 }
@@ -67,6 +73,7 @@ export async function listWorkers(db: Db): Promise<WorkerInfo[]> {
       checked_at: w.engine_checked_at?.toISOString() ?? null,
     },
     running_attempts: w.running_attempts,
+    resources: workerResourcesOf(w),
     started_at: w.started_at.toISOString(),
     last_heartbeat_at: w.heartbeat_at.toISOString(),
     liveness_ms: w.liveness_ms,

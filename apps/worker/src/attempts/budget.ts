@@ -10,7 +10,7 @@
 // overshot only by attempts that were already running when it was reached.
 import { BUDGET_REACHED_EVENT, BUDGET_STOP_REASON, type RunStatusName } from '@osmosis/contracts';
 import { acceptsAttempts } from '@osmosis/core';
-import type { Prisma } from '@osmosis/db';
+import { appendRunEvent, type Prisma } from '@osmosis/db';
 
 type Tx = Prisma.TransactionClient;
 
@@ -72,24 +72,20 @@ export async function enforceBudget(tx: Tx, runId: string, starting?: string): P
     running_attempts: running,
   };
   if (!flagged) {
-    await tx.runEvent.create({
-      data: {
-        runId,
-        level: 'warn',
-        step: BUDGET_REACHED_EVENT,
-        message: `budget reached: spent ${usd(spent)} of ${usd(run.max_cost_usd)}; ${cancelled} queued attempt(s) cancelled, ${running} running attempt(s) finishing`,
-        details,
-      },
+    await appendRunEvent(tx, {
+      runId,
+      level: 'warn',
+      step: BUDGET_REACHED_EVENT,
+      message: `budget reached: spent ${usd(spent)} of ${usd(run.max_cost_usd)}; ${cancelled} queued attempt(s) cancelled, ${running} running attempt(s) finishing`,
+      details,
     });
   } else if (cancelled > 0) {
-    await tx.runEvent.create({
-      data: {
-        runId,
-        level: 'warn',
-        step: 'attempt.cancelled',
-        message: `${cancelled} attempt(s) cancelled: ${BUDGET_STOP_REASON}`,
-        details,
-      },
+    await appendRunEvent(tx, {
+      runId,
+      level: 'warn',
+      step: 'attempt.cancelled',
+      message: `${cancelled} attempt(s) cancelled: ${BUDGET_STOP_REASON}`,
+      details,
     });
   }
   if (running === 0) {
@@ -97,14 +93,12 @@ export async function enforceBudget(tx: Tx, runId: string, starting?: string): P
       where: { id: runId },
       data: { status: 'stopped', finishedAt: new Date(), errorMessage: BUDGET_STOP_REASON },
     });
-    await tx.runEvent.create({
-      data: {
-        runId,
-        level: 'warn',
-        step: 'run.stopped',
-        message: `run stopped: ${BUDGET_STOP_REASON} (spent ${usd(spent)} of ${usd(run.max_cost_usd)})`,
-        details: { by: 'budget', ...details, previous_status: run.status },
-      },
+    await appendRunEvent(tx, {
+      runId,
+      level: 'warn',
+      step: 'run.stopped',
+      message: `run stopped: ${BUDGET_STOP_REASON} (spent ${usd(spent)} of ${usd(run.max_cost_usd)})`,
+      details: { by: 'budget', ...details, previous_status: run.status },
     });
   }
   return true;

@@ -6,13 +6,30 @@
 // overshoot. Jobs are enqueued after the commit; if that fails (Redis down or flushed), the
 // reconciler finds the dispatched-but-missing attempts and enqueues them again.
 //
-// Fairness: attempt jobs get a BullMQ priority equal to their slot number within their run
-// (1 = the run's first in-flight attempt). Lower numbers go first, so every run's first slot is
-// served before any run's second slot: a later small run is not starved by a big one.
-import type { Db } from '@osmosis/db';
+// Fairness: attempt jobs get a BullMQ priority from their slot number within their run (1 = the
+// run's first in-flight attempt) plus their slot within their workspace. Lower numbers go first,
+// so every run's first slot is served before any run's second slot: a later small run is not
+// starved by a big one.
+//
+// Resources and workspaces (issue 18): only attempts some live worker can hold are handed out
+// (placement.ts; the others wait with a reason on the run), and a workspace's attempts in flight
+// across all its runs stay within its limit (the workspace row is locked after the run's). Job
+// priority = slot in the run + slot in the workspace, so a workspace with a backlog does not keep
+// another's first attempts waiting either.
+import type { RunStatusName } from '@osmosis/contracts';
+import { DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS } from '@osmosis/core';
+import { appendRunEvent, type Db } from '@osmosis/db';
 import type { Queues } from '@osmosis/queues';
 import type { Logger } from 'pino';
 import { enforceBudget } from './budget.ts';
+import {
+  ACTIVE_RUN_STATUSES,
+  type DispatchLimits,
+  recordWaitingReason,
+  waitingReasonOf,
+  workspaceShare,
+} from './placement.ts';
+import { FITS_SOME_WORKER } from './reservation.ts';
 
 export interface DispatchResult {
   /** attempts handed to the queue by this call */
@@ -24,28 +41,41 @@ export interface DispatchResult {
   runStatus: string | null;
 }
 
-const ACTIVE_RUN = new Set(['pending', 'queued', 'running']);
-
 /** BullMQ priorities run from 1 (highest) to 2^21. */
 const MAX_PRIORITY = 2_097_152;
+
+const DEFAULT_LIMITS: DispatchLimits = { workspaceMax: DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS };
 
 export async function dispatchRun(
   db: Db,
   queues: Queues,
   runId: string,
   logger?: Logger,
+  limits: DispatchLimits = DEFAULT_LIMITS,
 ): Promise<DispatchResult> {
   const picked = await db.$transaction(async (tx) => {
-    const runs = await tx.$queryRaw<{ status: string; max_concurrent_attempts: number }[]>`
-      SELECT status::text AS status, max_concurrent_attempts FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
+    const runs = await tx.$queryRaw<
+      {
+        status: RunStatusName;
+        max_concurrent_attempts: number;
+        workspace_id: string;
+        waiting_reason: string | null;
+      }[]
+    >`
+      SELECT status::text AS status, max_concurrent_attempts, workspace_id::text AS workspace_id, waiting_reason
+      FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
     const run = runs[0];
     if (!run)
       return { ids: [] as { id: string; slot: number }[], inFlight: 0, nextDueAt: null, status: null };
-    if (!ACTIVE_RUN.has(run.status)) return { ids: [], inFlight: 0, nextDueAt: null, status: run.status };
+    if (!ACTIVE_RUN_STATUSES.includes(run.status))
+      return { ids: [], inFlight: 0, nextDueAt: null, status: run.status };
     if (run.status === 'pending') {
       await tx.run.update({ where: { id: runId }, data: { status: 'queued' } });
-      await tx.runEvent.create({
-        data: { runId, level: 'info', step: 'run.queued', message: 'run queued for execution' },
+      await appendRunEvent(tx, {
+        runId,
+        level: 'info',
+        step: 'run.queued',
+        message: 'run queued for execution',
       });
     }
     if (await enforceBudget(tx, runId)) return { ids: [], inFlight: 0, nextDueAt: null, status: run.status };
@@ -55,20 +85,28 @@ export async function dispatchRun(
         min(not_before) FILTER (WHERE status = 'queued' AND dispatched_at IS NULL AND not_before > now()) AS next_due
       FROM attempts WHERE run_id = ${runId}::uuid`;
     const inFlight = counts[0]?.in_flight ?? 0;
-    const free = run.max_concurrent_attempts - inFlight;
+    let take = run.max_concurrent_attempts - inFlight;
     let ids: { id: string; slot: number }[] = [];
-    if (free > 0) {
-      const rows = await tx.$queryRaw<{ id: string }[]>`
-        UPDATE attempts SET dispatched_at = now()
-        WHERE id IN (
-          SELECT id FROM attempts
-          WHERE run_id = ${runId}::uuid AND status = 'queued' AND dispatched_at IS NULL
-            AND (not_before IS NULL OR not_before <= now())
-          ORDER BY index, created_at, id
-          LIMIT ${free}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING id::text AS id`;
-      ids = rows.map((r, i) => ({ id: r.id, slot: inFlight + i + 1 }));
+    if (take > 0) {
+      const workspace = await workspaceShare(tx, run.workspace_id, limits);
+      take = Math.min(take, workspace.limit - workspace.inFlight);
+      if (take > 0) {
+        const rows = await tx.$queryRaw<{ id: string }[]>`
+          UPDATE attempts SET dispatched_at = now()
+          WHERE id IN (
+            SELECT a.id FROM attempts a JOIN tasks t ON t.id = a.task_id
+            WHERE a.run_id = ${runId}::uuid AND a.status = 'queued' AND a.dispatched_at IS NULL
+              AND (a.not_before IS NULL OR a.not_before <= now()) AND ${FITS_SOME_WORKER}
+            ORDER BY a.index, a.created_at, a.id
+            LIMIT ${take}
+            FOR UPDATE OF a SKIP LOCKED)
+          RETURNING id::text AS id`;
+        ids = rows.map((r, i) => ({ id: r.id, slot: inFlight + i + 1 + (workspace.inFlight + i + 1) }));
+      }
+    }
+    // some attempts fit no live worker: say so on the run (and clear it once they fit again)
+    if (ids.length < Math.max(take, 0) || run.waiting_reason !== null) {
+      await recordWaitingReason(tx, runId, run.waiting_reason, await waitingReasonOf(tx, runId));
     }
     return {
       ids,
@@ -116,6 +154,7 @@ export async function enqueueAttempt(
   attemptId: string,
   runId: string,
   slot = 1,
+  delayMs = 0,
 ): Promise<void> {
   const existing = await queues.attempt.getJob(attemptId);
   if (existing) {
@@ -132,6 +171,7 @@ export async function enqueueAttempt(
       removeOnComplete: true,
       removeOnFail: true,
       attempts: 1,
+      ...(delayMs > 0 ? { delay: delayMs } : {}),
     },
   );
 }

@@ -174,6 +174,7 @@ async function startContainer(
     storageMb: env.storage_mb,
     ...(deps.storageWatchMs ? { storageWatchMs: deps.storageWatchMs } : {}),
     pidsLimit: deps.pidsLimit ?? 1024,
+    ...(input.gpuIds?.length ? { gpuIds: input.gpuIds } : {}),
     allowInternet,
     ...(deps.networkMode ? { networkMode: deps.networkMode } : {}),
     labels: { run: input.runId, attempt: input.attemptId, worker: input.workerId },

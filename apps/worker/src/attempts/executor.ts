@@ -20,6 +20,8 @@ export interface AttemptExecution {
   /** 1 for the first execution, 2 for the first retry or re-run... */
   tryNumber: number;
   leaseToken: number;
+  /** what the lease reserved on this worker (attempts/reservation.ts): the sandbox gets these GPU ids */
+  reservation?: { cpus: number; memoryMb: number; gpus: number; gpuIds: string[] };
   run: {
     id: string;
     name: string;

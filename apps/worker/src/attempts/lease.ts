@@ -3,17 +3,19 @@
 // (its worker stalled past the expiry and another worker took over) can never write anything.
 
 import type { RunStatusName } from '@osmosis/contracts';
-import {
-  acceptsAttempts,
-  ENVIRONMENT_ERROR_CLASSES,
-  retryBackoffMs,
-  runCompletion,
-  statusOnAttemptStart,
-} from '@osmosis/core';
-import type { Db, Prisma } from '@osmosis/db';
+import { acceptsAttempts, retryBackoffMs, statusOnAttemptStart } from '@osmosis/core';
+import { appendRunEvent, appendRunEvents, type Db, type NewRunEvent, type Prisma } from '@osmosis/db';
 import { enforceBudget } from './budget.ts';
 import type { ExecutionResult } from './executor.ts';
-import { phaseColumns, resultColumns } from './result-columns.ts';
+import { executionEvents, usageOf } from './lease-events.ts';
+import {
+  type AttemptNeeds,
+  fitsSomeLiveWorker,
+  reserveOnWorker,
+  type WorkerCapacity,
+} from './reservation.ts';
+import { resultColumns } from './result-columns.ts';
+import { cancelAttemptTx, completeRunIfDone } from './run-completion.ts';
 
 type Tx = Prisma.TransactionClient;
 
@@ -34,11 +36,17 @@ export async function lockRunOfAttempt(tx: Tx, attemptId: string): Promise<boole
 export interface LeaseHolder {
   workerId: string;
   leaseMs: number;
+  /** what the worker advertises: an attempt starts only if its needs fit what is free (reservation.ts) */
+  capacity?: WorkerCapacity;
 }
 
 export type AcquireResult =
-  | { kind: 'acquired'; token: number; tryNumber: number }
-  | { kind: 'skipped'; reason: string };
+  | { kind: 'acquired'; token: number; tryNumber: number; needs: AttemptNeeds; gpuIds: string[] }
+  | { kind: 'skipped'; reason: string }
+  /** does not fit the worker's free capacity now: leave it for another worker (or a freed slot) */
+  | { kind: 'busy'; reason: string };
+
+const NO_NEEDS: AttemptNeeds = { cpus: 0, memoryMb: 0, gpus: 0 };
 
 /**
  * Takes the attempt for execution if it is due: queued, or running under an expired lease (its
@@ -84,6 +92,21 @@ export async function acquireLease(db: Db, attemptId: string, holder: LeaseHolde
       return { kind: 'skipped', reason: `leased to ${row.lease_owner}` };
     }
     if (await enforceBudget(tx, row.run_id, attemptId)) return { kind: 'skipped', reason: 'budget reached' };
+    let needs = NO_NEEDS;
+    let gpuIds: string[] = [];
+    if (holder.capacity) {
+      const reserved = await reserveOnWorker(tx, attemptId, holder.workerId, holder.capacity);
+      if (reserved.kind === 'busy') {
+        // larger than this worker and every other live one: back to the dispatcher, which holds it
+        // with a waiting reason on the run until a worker that fits it comes up
+        if (reserved.never && !(await fitsSomeLiveWorker(tx, attemptId))) {
+          await tx.$executeRaw`UPDATE attempts SET dispatched_at = NULL WHERE id = ${attemptId}::uuid AND status = 'queued'`;
+        }
+        return { kind: 'busy', reason: reserved.reason };
+      }
+      needs = reserved.needs;
+      gpuIds = reserved.gpuIds;
+    }
     const token = row.lease_token + 1;
     const tryNumber = row.try_count + 1;
     await tx.$executeRaw`
@@ -92,27 +115,30 @@ export async function acquireLease(db: Db, attemptId: string, holder: LeaseHolde
         try_count = ${tryNumber}, started_at = now(), dispatched_at = COALESCE(dispatched_at, now()),
         waiting_reason = NULL
       WHERE id = ${attemptId}::uuid`;
+    const events: NewRunEvent[] = [];
     const next = statusOnAttemptStart(row.run_status);
     if (next !== row.run_status) {
       await tx.run.update({ where: { id: row.run_id }, data: { status: next, startedAt: new Date() } });
-      await tx.runEvent.create({
-        data: { runId: row.run_id, level: 'info', step: 'run.running', message: 'first attempt started' },
+      events.push({
+        runId: row.run_id,
+        level: 'info',
+        step: 'run.running',
+        message: 'first attempt started',
       });
     }
-    await tx.runEvent.create({
-      data: {
-        runId: row.run_id,
-        attemptId,
-        level: row.status === 'running' ? 'warn' : 'info',
-        step: 'attempt.started',
-        message:
-          row.status === 'running'
-            ? `attempt re-run by ${holder.workerId}: the lease of ${row.lease_owner ?? 'its worker'} expired`
-            : `attempt started on ${holder.workerId} (try ${tryNumber})`,
-        details: { worker: holder.workerId, try: tryNumber, lease_token: token },
-      },
+    events.push({
+      runId: row.run_id,
+      attemptId,
+      level: row.status === 'running' ? 'warn' : 'info',
+      step: 'attempt.started',
+      message:
+        row.status === 'running'
+          ? `attempt re-run by ${holder.workerId}: the lease of ${row.lease_owner ?? 'its worker'} expired`
+          : `attempt started on ${holder.workerId} (try ${tryNumber})`,
+      details: { worker: holder.workerId, try: tryNumber, lease_token: token },
     });
-    return { kind: 'acquired', token, tryNumber };
+    await appendRunEvents(tx, events);
+    return { kind: 'acquired', token, tryNumber, needs, gpuIds };
   });
 }
 
@@ -160,14 +186,12 @@ export async function releaseLease(
         AND status = 'running'`;
     if (n === 1) {
       const a = await tx.attempt.findUniqueOrThrow({ where: { id: attemptId }, select: { runId: true } });
-      await tx.runEvent.create({
-        data: {
-          runId: a.runId,
-          attemptId,
-          level: 'warn',
-          step: 'attempt.released',
-          message: `${why}; the attempt will run again`,
-        },
+      await appendRunEvent(tx, {
+        runId: a.runId,
+        attemptId,
+        level: 'warn',
+        step: 'attempt.released',
+        message: `${why}; the attempt will run again`,
       });
     }
     return n === 1;
@@ -239,7 +263,7 @@ export async function finalizeAttempt(
       ...usageOf(result),
       artifacts: result.artifacts ?? [],
     };
-    await writeEvents(tx, runId, attemptId, result);
+    const events = executionEvents(runId, attemptId, result);
 
     const retriesUsed = retriesIn(history);
     if (result.outcome === 'errored' && retriesUsed < row.max_retries) {
@@ -258,8 +282,9 @@ export async function finalizeAttempt(
           errorMessage: result.errorMessage ?? null,
         },
       });
-      await tx.runEvent.create({
-        data: {
+      await appendRunEvents(tx, [
+        ...events,
+        {
           runId,
           attemptId,
           level: 'warn',
@@ -271,7 +296,7 @@ export async function finalizeAttempt(
             retry,
           },
         },
-      });
+      ]);
       await enforceBudget(tx, runId);
       return { kind: 'retry', notBefore, retry };
     }
@@ -298,8 +323,9 @@ export async function finalizeAttempt(
     }
     const rewardText =
       result.reward === null || result.reward === undefined ? '' : ` (reward ${result.reward})`;
-    await tx.runEvent.create({
-      data: {
+    await appendRunEvents(tx, [
+      ...events,
+      {
         runId,
         attemptId,
         level: result.outcome === 'errored' ? 'error' : 'info',
@@ -315,129 +341,11 @@ export async function finalizeAttempt(
           tries: row.try_count,
         },
       },
-    });
+    ]);
     await enforceBudget(tx, runId);
     const runStatus = await completeRunIfDone(tx, runId);
     return { kind: 'written', outcome: result.outcome, runStatus };
   });
-}
-
-async function writeEvents(tx: Tx, runId: string, attemptId: string, result: ExecutionResult): Promise<void> {
-  for (const event of result.events ?? []) {
-    await tx.runEvent.create({
-      data: {
-        runId,
-        attemptId,
-        level: event.level,
-        step: event.step,
-        message: event.message,
-        details: (event.details ?? undefined) as Prisma.InputJsonValue | undefined,
-        ...(event.timestamp ? { timestamp: event.timestamp } : {}),
-      },
-    });
-  }
-}
-
-/** Cancels a queued or running attempt (no lease check: callers hold the row lock). */
-export async function cancelAttemptTx(
-  tx: Tx,
-  attemptId: string,
-  runId: string,
-  reason: string,
-  partial?: ExecutionResult,
-): Promise<void> {
-  await tx.attempt.update({
-    where: { id: attemptId },
-    data: {
-      status: 'cancelled',
-      outcome: 'cancelled',
-      finishedAt: new Date(),
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      ...phaseColumns(partial),
-    },
-  });
-  await tx.runEvent.create({
-    data: {
-      runId,
-      attemptId,
-      level: 'warn',
-      step: 'attempt.cancelled',
-      message: `attempt cancelled: ${reason}`,
-    },
-  });
-}
-
-/** Ends an active run whose attempts have all ended. Returns the run's status after the check. */
-export async function completeRunIfDone(tx: Tx, runId: string): Promise<string | null> {
-  const runs = await tx.$queryRaw<{ status: RunStatusName }[]>`
-    SELECT status::text AS status FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
-  const status = runs[0]?.status;
-  if (!status || !acceptsAttempts(status)) return status ?? null;
-  const tallies = await tx.$queryRaw<
-    {
-      total: number;
-      open: number;
-      passed: number;
-      failed: number;
-      errored: number;
-      cancelled: number;
-      env_errored: number;
-    }[]
-  >`
-    SELECT count(*)::int AS total,
-      count(*) FILTER (WHERE status IN ('queued', 'running'))::int AS open,
-      count(*) FILTER (WHERE outcome = 'passed')::int AS passed,
-      count(*) FILTER (WHERE outcome = 'failed')::int AS failed,
-      count(*) FILTER (WHERE outcome = 'errored')::int AS errored,
-      count(*) FILTER (WHERE outcome = 'cancelled')::int AS cancelled,
-      count(*) FILTER (WHERE outcome = 'errored' AND error_class = ANY(${[...ENVIRONMENT_ERROR_CLASSES]}))::int AS env_errored
-    FROM attempts WHERE run_id = ${runId}::uuid`;
-  const t = tallies[0];
-  if (!t) return status;
-  const done = runCompletion({
-    total: t.total,
-    open: t.open,
-    passed: t.passed,
-    failed: t.failed,
-    errored: t.errored,
-    cancelled: t.cancelled,
-    environmentErrored: t.env_errored,
-  });
-  if (!done) return status;
-  await tx.run.update({
-    where: { id: runId },
-    data: { status: done.status, finishedAt: new Date(), errorMessage: done.message },
-  });
-  await tx.runEvent.create({
-    data: {
-      runId,
-      level: done.status === 'failed' ? 'error' : 'info',
-      step: `run.${done.status}`,
-      message:
-        done.message ??
-        `run finished: ${t.passed} passed, ${t.failed} failed, ${t.errored} errored, ${t.cancelled} cancelled`,
-      details: {
-        passed: t.passed,
-        failed: t.failed,
-        errored: t.errored,
-        cancelled: t.cancelled,
-        total: t.total,
-      },
-    },
-  });
-  return done.status;
-}
-
-/** The model usage an execution spent, as kept in `history` (spent money is never forgotten). */
-function usageOf(result: ExecutionResult) {
-  return {
-    cost_usd: result.costUsd ?? null,
-    input_tokens: result.inputTokens ?? null,
-    output_tokens: result.outputTokens ?? null,
-    cache_tokens: result.cacheTokens ?? null,
-    judge_cost_usd: result.judgeCostUsd ?? null,
-  };
 }
 
 /**
@@ -450,126 +358,4 @@ export function retriesIn(history: readonly unknown[]): number {
     const outcome = (h as { outcome?: unknown } | null)?.outcome;
     return outcome === undefined || outcome === 'errored';
   }).length;
-}
-
-export type RequeueResult = 'requeued' | 'limit' | 'cancelled' | 'stale';
-
-/**
- * The engine was unavailable: hands the attempt back to the queue without using a retry (it stays
- * dispatched, so any worker whose engine answers takes it at once). The execution is kept in
- * `history` as `requeued` with the usage it spent. After `limit` such hand-backs the caller
- * writes the result as an ordinary error instead (`limit`): an engine that keeps failing on one
- * attempt must not re-run it forever.
- */
-export async function requeueAttempt(
-  db: Db,
-  attemptId: string,
-  token: number,
-  result: ExecutionResult,
-  options: FinalizeOptions & { limit: number },
-): Promise<RequeueResult> {
-  return db.$transaction(async (tx) => {
-    if (!(await lockRunOfAttempt(tx, attemptId))) return 'stale';
-    const rows = await tx.$queryRaw<
-      { run_id: string; run_status: RunStatusName; history: unknown; try_count: number; requeues: number }[]
-    >`
-      SELECT a.run_id::text AS run_id, r.status::text AS run_status, a.history, a.try_count, a.requeues
-      FROM attempts a JOIN runs r ON r.id = a.run_id
-      WHERE a.id = ${attemptId}::uuid AND a.lease_token = ${token} AND a.lease_owner = ${options.workerId}
-        AND a.status = 'running'`;
-    const row = rows[0];
-    if (!row) return 'stale';
-    if (!acceptsAttempts(row.run_status)) {
-      await cancelAttemptTx(tx, attemptId, row.run_id, `run is ${row.run_status}`, result);
-      await completeRunIfDone(tx, row.run_id);
-      return 'cancelled';
-    }
-    if (row.requeues >= options.limit) return 'limit';
-    const history = Array.isArray(row.history) ? (row.history as unknown[]) : [];
-    const message = result.errorMessage ?? 'the Docker engine was unavailable';
-    await writeEvents(tx, row.run_id, attemptId, result);
-    await tx.attempt.update({
-      where: { id: attemptId },
-      data: {
-        status: 'queued',
-        leaseOwner: null,
-        leaseExpiresAt: null,
-        dispatchedAt: new Date(),
-        requeues: { increment: 1 },
-        waitingReason: 'engine_unavailable',
-        history: [
-          ...history,
-          {
-            try: row.try_count,
-            worker: options.workerId,
-            started_at: options.startedAt.toISOString(),
-            finished_at: new Date().toISOString(),
-            outcome: 'requeued',
-            error_class: 'engine_unavailable',
-            error_message: message,
-            ...usageOf(result),
-          },
-        ] as Prisma.InputJsonValue,
-      },
-    });
-    await tx.runEvent.create({
-      data: {
-        runId: row.run_id,
-        attemptId,
-        level: 'warn',
-        step: 'attempt.requeued',
-        message: `the Docker engine of ${options.workerId} was unavailable: the attempt waits for an engine and runs again, without using a retry (${message})`,
-        details: { error_class: 'engine_unavailable', requeues: row.requeues + 1, worker: options.workerId },
-      },
-    });
-    return 'requeued';
-  });
-}
-
-/**
- * An execution whose result can no longer be written (its lease was lost: another worker re-runs
- * the attempt) still spent model usage: it is appended to `history` as `discarded`, with an event.
- */
-export async function recordDiscardedExecution(
-  db: Db,
-  attemptId: string,
-  result: ExecutionResult,
-  options: { workerId: string; startedAt: Date; reason: string },
-): Promise<void> {
-  await db.$transaction(async (tx) => {
-    if (!(await lockRunOfAttempt(tx, attemptId))) return;
-    const a = await tx.attempt.findUniqueOrThrow({
-      where: { id: attemptId },
-      select: { runId: true, history: true, tryCount: true },
-    });
-    const history = Array.isArray(a.history) ? (a.history as unknown[]) : [];
-    await tx.attempt.update({
-      where: { id: attemptId },
-      data: {
-        history: [
-          ...history,
-          {
-            worker: options.workerId,
-            started_at: options.startedAt.toISOString(),
-            finished_at: new Date().toISOString(),
-            outcome: 'discarded',
-            error_class: null,
-            error_message: options.reason,
-            result_outcome: result.outcome,
-            ...usageOf(result),
-          },
-        ] as Prisma.InputJsonValue,
-      },
-    });
-    await tx.runEvent.create({
-      data: {
-        runId: a.runId,
-        attemptId,
-        level: 'warn',
-        step: 'attempt.discarded',
-        message: `a result of ${options.workerId} (${result.outcome}) was not counted: ${options.reason}; its usage is kept in the attempt's history`,
-        details: { worker: options.workerId, outcome: result.outcome, ...usageOf(result) },
-      },
-    });
-  });
 }

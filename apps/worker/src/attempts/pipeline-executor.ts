@@ -218,6 +218,7 @@ export function createPipelineExecutor(options: PipelineExecutorOptions): Attemp
           attemptId: execution.attemptId,
           runId: execution.runId,
           workerId: execution.workerId,
+          ...(execution.reservation?.gpuIds.length ? { gpuIds: execution.reservation.gpuIds } : {}),
           task: {
             name: execution.task.name,
             dir: execution.taskDir,

@@ -17,6 +17,8 @@ export interface AttemptInput {
   attemptId: string;
   runId: string;
   workerId: string;
+  /** GPU device ids the lease reserved for this attempt (attempts/reservation.ts) */
+  gpuIds?: readonly string[];
   task: {
     name: string;
     /** Host folder with task.toml, instruction.md, environment/, tests/, solution/, steps/. */

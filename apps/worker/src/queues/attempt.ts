@@ -14,18 +14,13 @@
 // - graceful shutdown: attempts still running after `drainMs` are aborted and their leases
 //   released so another worker re-runs them at once.
 import { AttemptJob, QUEUE_NAMES, runStopChannel } from '@osmosis/contracts';
-import { appendRunEvents, type NewRunEvent, type Prisma } from '@osmosis/db';
+import { appendRunEvent, appendRunEvents, type NewRunEvent, type Prisma } from '@osmosis/db';
 import { enqueueRunDispatch } from '@osmosis/queues';
 import { dispatchRun, enqueueAttempt } from '../attempts/dispatch.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
-import {
-  acquireLease,
-  finalizeAttempt,
-  recordDiscardedExecution,
-  releaseLease,
-  renewLease,
-  requeueAttempt,
-} from '../attempts/lease.ts';
+import { acquireLease, finalizeAttempt, releaseLease, renewLease } from '../attempts/lease.ts';
+import { recordDiscardedExecution, requeueAttempt } from '../attempts/lease-handback.ts';
+import { capacityOf, dispatchLimitsOf } from '../capacity-config.ts';
 import { afterResultWritten } from '../metrics/attempt-results.ts';
 import type { QueueModule, WorkerContext } from './types.ts';
 
@@ -57,13 +52,27 @@ function hasUsage(result: ExecutionResult): boolean {
   );
 }
 
+/** How long an attempt that did not fit a worker waits before it is offered again. */
+const BUSY_RETRY_MS = 250;
+
+/** The job ended without running the attempt (skipped, did not fit, or deferred for the engine). */
+function isHandedOver(
+  outcome: unknown,
+): outcome is { busy: string } | { skipped: string } | { deferred: string } {
+  return (
+    typeof outcome === 'object' &&
+    outcome !== null &&
+    ('busy' in outcome || 'skipped' in outcome || 'deferred' in outcome)
+  );
+}
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
 export function createAttemptProcessor(ctx: WorkerContext) {
   const { db, config, logger } = ctx;
-  const holder = { workerId: config.workerId, leaseMs: config.leaseMs };
+  const holder = { workerId: config.workerId, leaseMs: config.leaseMs, capacity: capacityOf(config) };
   const inFlight = new Map<string, InFlight>();
   let shutdownAt: number | null = ctx.shutdown.aborted ? Date.now() : null;
   ctx.shutdown.addEventListener('abort', () => {
@@ -87,6 +96,11 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     if (lease.kind === 'skipped') {
       logger.debug({ attemptId, reason: lease.reason }, 'attempt job skipped');
       return { skipped: lease.reason };
+    }
+    if (lease.kind === 'busy') {
+      // left for another worker (onCompleted puts the job back after a short delay)
+      logger.debug({ attemptId, reason: lease.reason }, 'attempt does not fit this worker now');
+      return { busy: lease.reason };
     }
     const startedAt = new Date();
     let release!: () => void;
@@ -133,18 +147,15 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     const pendingLogs = new Set<Promise<unknown>>();
     const log = (event: ExecutionEvent) => {
       const stamped = { ...event, timestamp: event.timestamp ?? new Date() };
-      const write = db.runEvent
-        .create({
-          data: {
-            runId,
-            attemptId,
-            level: stamped.level,
-            step: stamped.step,
-            message: stamped.message,
-            details: (stamped.details ?? undefined) as Prisma.InputJsonValue | undefined,
-            timestamp: stamped.timestamp,
-          },
-        })
+      const write = appendRunEvent(db, {
+        runId,
+        attemptId,
+        level: stamped.level,
+        step: stamped.step,
+        message: stamped.message,
+        ...(stamped.details ? { details: stamped.details as Prisma.InputJsonValue } : {}),
+        timestamp: stamped.timestamp,
+      })
         .catch((error) => {
           if (ctx.database.failed(error)) unsent.push(stamped);
           else logger.warn({ attemptId, err: errorMessage(error) }, 'could not store an event');
@@ -191,6 +202,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         workerId: config.workerId,
         tryNumber: lease.tryNumber,
         leaseToken: lease.token,
+        reservation: { ...lease.needs, gpuIds: lease.gpuIds },
         attemptIndex: row.index,
         run: {
           id: row.run.id,
@@ -430,13 +442,22 @@ export const attemptModule: QueueModule = {
       },
       async process(job) {
         const { attemptId, runId } = AttemptJob.parse(job.data);
+        let ran = true;
         try {
-          return await processor.execute(attemptId, runId);
+          const outcome = await processor.execute(attemptId, runId);
+          ran = !isHandedOver(outcome);
+          return outcome;
         } finally {
-          // fill the freed slot at once (in-process: no queue round trip)
-          await dispatchRun(ctx.db, ctx.queues, runId, ctx.logger).catch((error) =>
-            ctx.logger.warn({ runId, err: errorMessage(error) }, 'dispatch after attempt failed'),
-          );
+          // fill the freed slot at once (in-process: no queue round trip): the one dispatcher
+          // wake-up per finished attempt; a queued wake-up only when this one failed
+          if (ran) {
+            await dispatchRun(ctx.db, ctx.queues, runId, ctx.logger, dispatchLimitsOf(ctx.config)).catch(
+              async (error) => {
+                ctx.logger.warn({ runId, err: errorMessage(error) }, 'dispatch after attempt failed');
+                await enqueueRunDispatch(ctx.queues, runId).catch(() => undefined);
+              },
+            );
+          }
         }
       },
       async onCompleted(job) {
@@ -447,9 +468,17 @@ export const attemptModule: QueueModule = {
           where: { id: attemptId },
           select: { status: true, dispatchedAt: true },
         });
-        if (attempt?.status === 'queued' && attempt.dispatchedAt)
-          await enqueueAttempt(ctx.queues, attemptId, runId);
-        await enqueueRunDispatch(ctx.queues, runId);
+        if (attempt?.status === 'queued' && attempt.dispatchedAt) {
+          // a worker it did not fit hands it on after a pause, so it does not spin on that worker
+          const busy = isHandedOver(job.returnvalue) && 'busy' in job.returnvalue;
+          await enqueueAttempt(
+            ctx.queues,
+            attemptId,
+            runId,
+            job.opts.priority ?? 1,
+            busy ? BUSY_RETRY_MS : 0,
+          );
+        }
       },
       async close() {
         await processor.drain(ctx.config.drainMs);

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { capacityOf } from '../capacity-config.ts';
 import { heartbeatWorker, type WorkerPresence } from '../reaper.ts';
 import type { QueueModule, WorkerContext } from './types.ts';
 
@@ -34,6 +35,7 @@ export function presenceOf(ctx: WorkerContext): WorkerPresence {
     livenessMs: ctx.config.livenessMs,
     scope: ctx.scope,
     engine,
+    resources: capacityOf(ctx.config),
   };
 }
 

@@ -13,7 +13,10 @@
 // (The worker's own liveness row is written by the presence loop, queues/presence.ts.)
 // Every step is idempotent, so any number of workers may reconcile at once.
 import { dispatchRun, enqueueAttempt } from '../attempts/dispatch.ts';
-import { cancelAttemptTx, completeRunIfDone, lockRunOfAttempt } from '../attempts/lease.ts';
+import { lockRunOfAttempt } from '../attempts/lease.ts';
+import { ACTIVE_RUN_STATUSES } from '../attempts/placement.ts';
+import { cancelAttemptTx, completeRunIfDone } from '../attempts/run-completion.ts';
+import { dispatchLimitsOf } from '../capacity-config.ts';
 import { leaseKeeper } from '../reaper.ts';
 import type { QueueModule, WorkerContext } from './types.ts';
 
@@ -51,12 +54,12 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
   }
 
   const active = await db.run.findMany({
-    where: { status: { in: ['pending', 'queued', 'running'] } },
+    where: { status: { in: ACTIVE_RUN_STATUSES } },
     select: { id: true },
     orderBy: { createdAt: 'asc' },
   });
   for (const run of active) {
-    await dispatchRun(db, queues, run.id, logger);
+    await dispatchRun(db, queues, run.id, logger, dispatchLimitsOf(ctx.config));
     report.runsDispatched++;
   }
 
@@ -64,7 +67,7 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
     SELECT a.id::text AS id, a.run_id::text AS run_id, (a.status = 'running') AS running,
       row_number() OVER (PARTITION BY a.run_id ORDER BY a.index, a.id)::int AS slot
     FROM attempts a JOIN runs r ON r.id = a.run_id
-    WHERE r.status IN ('pending', 'queued', 'running')
+    WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
       AND ((a.status = 'queued' AND a.dispatched_at IS NOT NULL)
         OR (${trustExpiry} AND a.status = 'running' AND (a.lease_expires_at IS NULL OR a.lease_expires_at <= now())))`;
   for (const row of due) {

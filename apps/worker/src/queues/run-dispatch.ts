@@ -1,6 +1,7 @@
 // run-dispatch: tops one run up to max_concurrent_attempts in flight (see attempts/dispatch.ts).
 import { QUEUE_NAMES, RunDispatchJob } from '@osmosis/contracts';
 import { dispatchRun } from '../attempts/dispatch.ts';
+import { dispatchLimitsOf } from '../capacity-config.ts';
 import type { QueueModule } from './types.ts';
 
 export const runDispatchModule: QueueModule = {
@@ -10,7 +11,7 @@ export const runDispatchModule: QueueModule = {
   create: (ctx) => ({
     async process(job) {
       const { runId } = RunDispatchJob.parse(job.data);
-      const result = await dispatchRun(ctx.db, ctx.queues, runId, ctx.logger);
+      const result = await dispatchRun(ctx.db, ctx.queues, runId, ctx.logger, dispatchLimitsOf(ctx.config));
       return { dispatched: result.dispatched.length, inFlight: result.inFlight };
     },
   }),

@@ -87,6 +87,7 @@ const run: RunSummary = {
   errored_share: 0,
   unranked_reason: null,
   waiting: [],
+  waiting_reason: null,
 };
 
 const entry: LeaderboardEntry = {

@@ -35,6 +35,8 @@ export const RunSummary = z.object({
   duration_ms: z.number().int().nullable(),
   platform_url: z.string(),
   ...RunFaults.shape,
+  /** why some of its attempts fit no live worker (e.g. a task needs GPUs no worker has); null when none wait for that */
+  waiting_reason: z.string().nullable(),
   /** who submitted it: display name, else e-mail (upstream's `creator_name`) */
   creator_name: z.string().nullable(),
   /** (upstream's `creator_email`) */

@@ -12,6 +12,18 @@ export type EngineStateName = z.infer<typeof EngineStateName>;
 export const WorkerStateName = z.enum(['live', 'dead', 'stopped']);
 export type WorkerStateName = z.infer<typeof WorkerStateName>;
 
+/** cpus, memory (MB) and GPU device ids: what a worker advertises, or what its running attempts hold. */
+export const WorkerResourceAmounts = z.object({
+  cpus: z.number().nonnegative(),
+  memory_mb: z.number().int().nonnegative(),
+  gpus: z.array(z.string()),
+});
+export type WorkerResourceAmounts = z.infer<typeof WorkerResourceAmounts>;
+
+/** What an attempt may reserve on the worker (OSMOSIS_WORKER_CPUS, _MEMORY_MB, _GPUS) and what is reserved now. */
+export const WorkerResources = WorkerResourceAmounts.extend({ reserved: WorkerResourceAmounts });
+export type WorkerResources = z.infer<typeof WorkerResources>;
+
 export const WorkerInfo = z.object({
   id: z.string(),
   state: WorkerStateName,
@@ -30,6 +42,8 @@ export const WorkerInfo = z.object({
   }),
   /** attempts leased to it in the database (running) */
   running_attempts: z.number().int().nonnegative(),
+  /** its advertised resources and their reservations; null for a worker that advertises none (older version) */
+  resources: WorkerResources.nullable(),
   started_at: Time,
   last_heartbeat_at: Time,
   /** a worker whose last heartbeat is older than this is dead */

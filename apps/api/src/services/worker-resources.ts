@@ -1,0 +1,32 @@
+// A worker's advertised resources and what its running attempts reserve (issue 18; the worker
+// writes both: workers.cpus/memory_mb/gpu_ids and attempts.reserved_*). Read beside the worker rows.
+import type { WorkerResources } from '@osmosis/contracts';
+import { Prisma } from '@osmosis/db';
+
+/** SQL columns for the worker row `w` (add to its SELECT). */
+export const WORKER_RESOURCE_COLUMNS = Prisma.sql`w.cpus, w.memory_mb, w.gpu_ids,
+  (SELECT json_build_object('cpus', coalesce(sum(a.reserved_cpus), 0), 'memory_mb', coalesce(sum(a.reserved_memory_mb), 0),
+     'gpus', coalesce(array_agg(g.id) FILTER (WHERE g.id IS NOT NULL), ARRAY[]::text[]))
+   FROM attempts a LEFT JOIN LATERAL unnest(a.reserved_gpu_ids) AS g(id) ON true
+   WHERE a.status = 'running' AND a.lease_owner = w.id) AS reserved`;
+
+export interface WorkerResourceColumns {
+  cpus: number | null;
+  memory_mb: number | null;
+  gpu_ids: string[];
+  reserved: { cpus: number; memory_mb: number; gpus: string[] } | null;
+}
+
+export function workerResourcesOf(w: WorkerResourceColumns): WorkerResources | null {
+  if (w.cpus === null || w.memory_mb === null) return null;
+  return {
+    cpus: w.cpus,
+    memory_mb: w.memory_mb,
+    gpus: w.gpu_ids,
+    reserved: {
+      cpus: Number(w.reserved?.cpus ?? 0),
+      memory_mb: Number(w.reserved?.memory_mb ?? 0),
+      gpus: w.reserved?.gpus ?? [],
+    },
+  };
+}

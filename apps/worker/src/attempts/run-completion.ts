@@ -1,0 +1,96 @@
+// Ending work: cancelling an attempt and ending a run whose attempts have all ended. Callers hold
+// the run row's lock (lease.ts lockRunOfAttempt), like every writer of attempts.
+import { type RunStatusName, runEndStep } from '@osmosis/contracts';
+import { acceptsAttempts, ENVIRONMENT_ERROR_CLASSES, runCompletion } from '@osmosis/core';
+import { appendRunEvent, type Prisma } from '@osmosis/db';
+import type { ExecutionResult } from './executor.ts';
+import { phaseColumns } from './result-columns.ts';
+
+type Tx = Prisma.TransactionClient;
+
+/** Cancels a queued or running attempt (no lease check: callers hold the row lock). */
+export async function cancelAttemptTx(
+  tx: Tx,
+  attemptId: string,
+  runId: string,
+  reason: string,
+  partial?: ExecutionResult,
+): Promise<void> {
+  await tx.attempt.update({
+    where: { id: attemptId },
+    data: {
+      status: 'cancelled',
+      outcome: 'cancelled',
+      finishedAt: new Date(),
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      ...phaseColumns(partial),
+    },
+  });
+  await appendRunEvent(tx, {
+    runId,
+    attemptId,
+    level: 'warn',
+    step: 'attempt.cancelled',
+    message: `attempt cancelled: ${reason}`,
+  });
+}
+
+/** Ends an active run whose attempts have all ended. Returns the run's status after the check. */
+export async function completeRunIfDone(tx: Tx, runId: string): Promise<string | null> {
+  const runs = await tx.$queryRaw<{ status: RunStatusName }[]>`
+    SELECT status::text AS status FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
+  const status = runs[0]?.status;
+  if (!status || !acceptsAttempts(status)) return status ?? null;
+  const tallies = await tx.$queryRaw<
+    {
+      total: number;
+      open: number;
+      passed: number;
+      failed: number;
+      errored: number;
+      cancelled: number;
+      env_errored: number;
+    }[]
+  >`
+    SELECT count(*)::int AS total,
+      count(*) FILTER (WHERE status IN ('queued', 'running'))::int AS open,
+      count(*) FILTER (WHERE outcome = 'passed')::int AS passed,
+      count(*) FILTER (WHERE outcome = 'failed')::int AS failed,
+      count(*) FILTER (WHERE outcome = 'errored')::int AS errored,
+      count(*) FILTER (WHERE outcome = 'cancelled')::int AS cancelled,
+      count(*) FILTER (WHERE outcome = 'errored' AND error_class = ANY(${[...ENVIRONMENT_ERROR_CLASSES]}))::int AS env_errored
+    FROM attempts WHERE run_id = ${runId}::uuid`;
+  const t = tallies[0];
+  if (!t) return status;
+  const done = runCompletion({
+    total: t.total,
+    open: t.open,
+    passed: t.passed,
+    failed: t.failed,
+    errored: t.errored,
+    cancelled: t.cancelled,
+    environmentErrored: t.env_errored,
+  });
+  if (!done) return status;
+  await tx.run.update({
+    where: { id: runId },
+    data: { status: done.status, finishedAt: new Date(), errorMessage: done.message, waitingReason: null },
+  });
+  await appendRunEvent(tx, {
+    runId,
+    level: done.status === 'failed' ? 'error' : 'info',
+    step: runEndStep(done.status),
+    message:
+      done.message ??
+      `run finished: ${t.passed} passed, ${t.failed} failed, ${t.errored} errored, ${t.cancelled} cancelled`,
+    details: {
+      passed: t.passed,
+      failed: t.failed,
+      errored: t.errored,
+      cancelled: t.cancelled,
+      total: t.total,
+    },
+  });
+  return done.status;
+}
