@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type Docker from 'dockerode';
 import { getDocker, messageOf } from './docker.ts';
+import { gpuDeviceRequests } from './gpus.ts';
 import { defaultSandboxScope, LABELS } from './labels.ts';
 import { sandboxNetworkFor } from './network.ts';
 import { Sandbox, SandboxError } from './sandbox.ts';
