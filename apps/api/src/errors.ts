@@ -1,7 +1,13 @@
 // The one error shape of the API: `{error: {code, message, details}}`. Route code throws
 // `ApiError`; the error handler turns everything else (validation, body limit, Prisma
 // conflicts, crashes) into the same shape without leaking internals.
-import { ERROR_STATUS, type ErrorBody, type ErrorCode, type FieldIssue } from '@osmosis/contracts';
+import {
+  ERROR_STATUS,
+  type ErrorBody,
+  type ErrorCode,
+  type FieldIssue,
+  HTTP_STATUS_ERROR_CODES,
+} from '@osmosis/contracts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 
@@ -72,17 +78,6 @@ function validationIssues(error: FastifyError): FieldIssue[] {
     return { path: [context, ...segments].join('.'), message: issue.message ?? 'invalid' };
   });
 }
-
-const STATUS_CODES: Record<number, ErrorCode> = {
-  400: 'VALIDATION_ERROR',
-  401: 'UNAUTHENTICATED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  429: 'RATE_LIMITED',
-  503: 'UNAVAILABLE',
-};
 
 interface PrismaLikeError {
   code?: string;
@@ -186,7 +181,7 @@ export function toErrorResponse(error: unknown): {
     };
   }
   if (status >= 400 && status < 500) {
-    const code = STATUS_CODES[status] ?? 'VALIDATION_ERROR';
+    const code = HTTP_STATUS_ERROR_CODES[status] ?? 'VALIDATION_ERROR';
     const mapped = ERROR_STATUS[code];
     // fastify's own client errors (bad JSON, wrong content type, ...) carry safe messages
     return {

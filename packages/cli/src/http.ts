@@ -1,6 +1,6 @@
 // A small REST client for the platform: bearer auth, JSON envelopes validated with the
 // contracts' zod schemas, timeouts, and errors that say what to do.
-import type { CliErrorCode } from '@osmosis/contracts';
+import { type CliErrorCode, HTTP_STATUS_ERROR_CODES } from '@osmosis/contracts';
 import { CliError } from './errors.ts';
 import type { ListPage } from './output.ts';
 import { cliVersion } from './version.ts';
@@ -52,20 +52,6 @@ export const API_MAX_PAGE_SIZE = 200;
 export function unreachableHint(baseUrl: string): string {
   return `is it running? Start it with \`scripts/up.sh\`, or point the CLI elsewhere with --platform URL / OSMOSIS_PLATFORM_URL (now ${baseUrl})`;
 }
-
-const STATUS_CODES: Record<number, CliErrorCode> = {
-  400: 'VALIDATION_ERROR',
-  401: 'UNAUTHENTICATED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  422: 'VALIDATION_ERROR',
-  429: 'RATE_LIMITED',
-  502: 'UNAVAILABLE',
-  503: 'UNAVAILABLE',
-  504: 'UNAVAILABLE',
-};
 
 function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>) {
   return issues.slice(0, 20).map((issue) => ({
@@ -291,7 +277,8 @@ export class ApiClient {
     const code: CliErrorCode =
       typeof apiError?.code === 'string'
         ? (apiError.code as CliErrorCode)
-        : (STATUS_CODES[response.status] ?? (response.status >= 500 ? 'INTERNAL' : 'INVALID_RESPONSE'));
+        : (HTTP_STATUS_ERROR_CODES[response.status] ??
+          (response.status >= 500 ? 'INTERNAL' : 'INVALID_RESPONSE'));
     const message =
       typeof apiError?.message === 'string'
         ? apiError.message

@@ -37,6 +37,24 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   UNAVAILABLE: 503,
 };
 
+/**
+ * The code an HTTP status stands for when a response carries no error body of its own: the API
+ * names fastify's own client errors with it, the CLI a bare status from a proxy.
+ */
+export const HTTP_STATUS_ERROR_CODES: Readonly<Record<number, ErrorCode>> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  422: 'VALIDATION_ERROR',
+  429: 'RATE_LIMITED',
+  502: 'UNAVAILABLE',
+  503: 'UNAVAILABLE',
+  504: 'UNAVAILABLE',
+};
+
 /** One shape for every failure the API returns: `{error: {code, message, details}}`. */
 export const ErrorBody = z.object({
   error: z.object({

@@ -1,4 +1,6 @@
+export * from './agent-secrets.ts';
 export * from './attempt-plan.ts';
+export * from './benchmark-sync.ts';
 export * from './config-rules.ts';
 export * from './run-names.ts';
 export * from './run-status.ts';

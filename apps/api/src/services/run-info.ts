@@ -1,11 +1,6 @@
 // One run as `runs info` and the run page show it: settings, progress, scores, agents and the
 // first RUN_INFO_MAX_ATTEMPTS attempts with their retries.
-import {
-  type AttemptInfo,
-  AttemptSteps,
-  RUN_INFO_MAX_ATTEMPTS,
-  type RunInfo,
-} from '@osmosis/contracts';
+import { type AttemptInfo, AttemptSteps, RUN_INFO_MAX_ATTEMPTS, type RunInfo } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import { loadRunResults, runOr404 } from '../routes/results.ts';
 import { stopReasonOf } from '../routes/run-budget.ts';

@@ -1,6 +1,12 @@
 // The run list and the summary every run view starts from: progress, best pass@1, creator,
 // faults. GET /v1/runs and the runs page call listRuns; run-info.ts reuses summary().
-import type { ProgressSnapshot, RunFaults, RunListQuery, RunStatusName, RunSummary } from '@osmosis/contracts';
+import type {
+  ProgressSnapshot,
+  RunFaults,
+  RunListQuery,
+  RunStatusName,
+  RunSummary,
+} from '@osmosis/contracts';
 import type { Db, Prisma } from '@osmosis/db';
 import { bestPassAt1ByRun } from '../routes/results.ts';
 import type { ServiceDeps } from './deps.ts';

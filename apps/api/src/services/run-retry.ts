@@ -7,7 +7,7 @@
 // and the worker ends the run again when the last of them ends.
 import type { MemberRole, RetryAgentPlan, RetryRunResult, RunStatusName } from '@osmosis/contracts';
 import { roleAtLeast } from '@osmosis/contracts';
-import { type Db, Prisma } from '@osmosis/db';
+import { appendRunEvent, type Db, Prisma } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -265,20 +265,18 @@ export async function retryRun(
           retried_by: caller.email,
           retried_at: at.toISOString(),
         };
-        await tx.runEvent.create({
-          data: {
-            runId: run.id,
-            attemptId: a.id,
-            level: 'warn',
-            step: 'attempt.retried',
-            message: `attempt re-queued by ${caller.email} (run retry): try ${a.try_count} ended ${a.outcome}${a.error_class ? ` (${a.error_class}${a.error_message ? `: ${a.error_message}` : ''})` : ''}`,
-            details: {
-              by: caller.email,
-              previous_outcome: a.outcome,
-              error_class: a.error_class,
-              error_message: a.error_message,
-              try: a.try_count,
-            },
+        await appendRunEvent(tx, {
+          runId: run.id,
+          attemptId: a.id,
+          level: 'warn',
+          step: 'attempt.retried',
+          message: `attempt re-queued by ${caller.email} (run retry): try ${a.try_count} ended ${a.outcome}${a.error_class ? ` (${a.error_class}${a.error_message ? `: ${a.error_message}` : ''})` : ''}`,
+          details: {
+            by: caller.email,
+            previous_outcome: a.outcome,
+            error_class: a.error_class,
+            error_message: a.error_message,
+            try: a.try_count,
           },
         });
         await tx.attempt.update({
@@ -319,22 +317,20 @@ export async function retryRun(
         where: { id: run.id },
         data: { status: 'queued', finishedAt: null, errorMessage: null },
       });
-      await tx.runEvent.create({
-        data: {
-          runId: run.id,
-          level: 'info',
-          step: 'run.retried',
-          message: `run retried by ${caller.email}: ${attempts.length} unscored attempt(s) re-queued (was ${status})`,
-          details: {
-            by: caller.email,
-            previous_status: status,
-            requeued_attempts: attempts.length,
-            agents: plan.agents.map((p) => ({
-              agent_index: p.agent_index,
-              errored: p.errored,
-              cancelled: p.cancelled,
-            })),
-          },
+      await appendRunEvent(tx, {
+        runId: run.id,
+        level: 'info',
+        step: 'run.retried',
+        message: `run retried by ${caller.email}: ${attempts.length} unscored attempt(s) re-queued (was ${status})`,
+        details: {
+          by: caller.email,
+          previous_status: status,
+          requeued_attempts: attempts.length,
+          agents: plan.agents.map((p) => ({
+            agent_index: p.agent_index,
+            errored: p.errored,
+            cancelled: p.cancelled,
+          })),
         },
       });
       return { ...plan, dry_run: false, previous_status: status, status: 'queued' as const };

@@ -10,6 +10,7 @@ import type {
   WorkerInfo,
   WorkersSummary,
 } from '@osmosis/contracts';
+import { isActiveRunStatus } from '@osmosis/contracts';
 import { agentLabel, erroredShare, runUnrankedReason } from '@osmosis/core';
 import { agentOutcomeCounts, type Db, engineWaitingByRun } from '@osmosis/db';
 
@@ -88,8 +89,6 @@ export function summarizeWorkers(workers: readonly WorkerInfo[]): WorkersSummary
   };
 }
 
-const ACTIVE: ReadonlySet<string> = new Set(['pending', 'queued', 'running']);
-
 export interface RunForFaults {
   id: string;
   status: RunStatusName;
@@ -102,7 +101,7 @@ export function waitingOf(
   workers: readonly WorkerInfo[],
   engineWaiting: number,
 ): RunWaiting[] {
-  if (!ACTIVE.has(run.status)) return [];
+  if (!isActiveRunStatus(run.status)) return [];
   const out: RunWaiting[] = [];
   const live = workers.filter((w) => w.state === 'live');
   const queued = run.progress.queued;
@@ -144,7 +143,7 @@ export async function faultsOfRuns(
   runs: readonly RunForFaults[],
   maxErroredShare: number,
 ): Promise<Map<string, RunFaults>> {
-  const active = runs.filter((r) => ACTIVE.has(r.status));
+  const active = runs.filter((r) => isActiveRunStatus(r.status));
   const finished = runs.filter((r) => r.status === 'finished' && r.progress.errored > 0);
   const [workers, waiting, agents] = await Promise.all([
     active.length ? listWorkers(db) : Promise.resolve([]),

@@ -18,6 +18,7 @@ import {
   type TaskManifest,
   type TaskSetSpec,
 } from '@osmosis/contracts';
+import { SYNC_STALE_MS } from '@osmosis/core';
 import type { Db, Prisma } from '@osmosis/db';
 import { type EgressPolicy, EMPTY_ALLOWLIST } from '@osmosis/egress';
 import {
@@ -80,9 +81,6 @@ export interface BenchmarkSyncResult {
 }
 
 class SyncError extends Error {}
-
-/** A `syncing` benchmark with no progress for this long is considered abandoned and may be claimed again. */
-export const SYNC_STALE_MS = 15 * 60_000;
 
 function egressOf(deps: BenchmarkSyncDeps): EgressPolicy {
   return deps.egress ?? { allow: EMPTY_ALLOWLIST };
