@@ -3,16 +3,23 @@
 // live updates from the run's event stream: GET /runs/:name/stream, see live-script.ts), the stop
 // confirmation and the attempt page.
 // Scores come from GET /v1/runs/:name/results (loadRunResults); nothing is re-scored here.
-import { type RunFaults, type RunResults, type RunSummary, roleAtLeast } from '@osmosis/contracts';
+import {
+  isActiveRunStatus,
+  type RunFaults,
+  RunListQuery,
+  type RunResults,
+  type RunSummary,
+  roleAtLeast,
+} from '@osmosis/contracts';
 import { Prisma } from '@osmosis/db';
-import { storageFromProcessEnv } from '@osmosis/tasks';
 import type { FastifyReply } from 'fastify';
 import { isUuid } from '../auth.ts';
 import type { BlobSource } from '../routes/downloads.ts';
+import { listRuns } from '../services/run-list.ts';
 import { faultsOfRuns } from '../services/workers.ts';
 import { stepsSection } from './attempt-steps.ts';
 import { intervalSvg, passAtKCurve } from './charts.ts';
-import { callApi, ok, type PageContext, PageError, page } from './context.ts';
+import { callApi, ok, type PageContext, PageError, page, parseQuery } from './context.ts';
 import { count, duration, type Html, html, pct, qs, raw, usd, when } from './html.ts';
 import { LIVE_SCRIPT } from './live-script.ts';
 import { qualitySection } from './quality.ts';
@@ -21,7 +28,6 @@ import { retryRunForm } from './run-retry.ts';
 
 const enc = encodeURIComponent;
 const TERMINAL = new Set(['finished', 'failed', 'stopped']);
-const STOPPABLE = new Set(['pending', 'queued', 'running']);
 export const GRID_TASKS_PER_PAGE = 100;
 export const TURNS_PER_PAGE = 10;
 
@@ -52,12 +58,10 @@ export async function runsPage(ctx: PageContext, reply: FastifyReply, query: Rec
   const offset = Math.max(0, Number.parseInt(query.offset ?? '0', 10) || 0);
   // ?benchmark=KEY: the runs on one benchmark (the /v1 filter takes a key, exact name or id)
   const benchmark = query.benchmark || undefined;
-  const list = ok(
-    await callApi<{ items: RunSummary[]; total_count: number; has_more: boolean }>(
-      ctx,
-      'GET',
-      `/v1/runs${qs({ limit: '50', offset: String(offset), benchmark })}`,
-    ),
+  const list = await listRuns(
+    ctx.app,
+    ctx.auth.workspace.id,
+    parseQuery(RunListQuery, { limit: '50', offset: String(offset), benchmark }),
   );
   const pageOf = (at: number) => `/runs${qs({ benchmark, offset: String(at) })}`;
   return page(
@@ -172,7 +176,7 @@ export async function runPage(
   const terminal = TERMINAL.has(results.status);
   const p = results.progress;
   const t = results.totals;
-  const canStop = STOPPABLE.has(results.status) && roleAtLeast(ctx.auth.role, 'member');
+  const canStop = isActiveRunStatus(results.status) && roleAtLeast(ctx.auth.role, 'member');
   const k = results.attempts_per_task;
 
   const agentsTable: Html = html`<table><thead><tr><th>Rank</th><th>Agent</th><th>Pass@1 (${Math.round(results.interval_level * 100)}% CI, ${results.interval_method})</th><th>Interval</th><th>Pass@k</th><th>Passed</th><th>Failed</th><th>Errored</th><th>Cost/task</th><th>Time/task</th><th>Tokens/task</th></tr></thead><tbody>${results.agents.map(
@@ -240,7 +244,7 @@ export async function stopConfirmPage(ctx: PageContext, reply: FastifyReply, nam
   });
   if (!run) throw new PageError(404, 'run');
   if (!roleAtLeast(ctx.auth.role, 'member')) throw new PageError(403, 'Viewers cannot stop runs.');
-  if (!STOPPABLE.has(run.status))
+  if (!isActiveRunStatus(run.status))
     throw new PageError(409, `Run ${name} is ${run.status}: it cannot be stopped.`);
   return page(
     reply,
@@ -258,8 +262,7 @@ const TEXT_PREVIEW_BYTES = 64 * 1024;
 const TRAJECTORY_MAX_BYTES = 64 * 1024 * 1024;
 
 function blobSource(ctx: PageContext): BlobSource {
-  const storage = (ctx.app as unknown as { storage?: BlobSource }).storage;
-  return storage && typeof storage.getStream === 'function' ? storage : storageFromProcessEnv();
+  return ctx.app.storage;
 }
 
 async function readBlob(ctx: PageContext, key: string, max: number): Promise<Buffer | null> {
