@@ -2,24 +2,24 @@
 // and pass@k, per-task usage, the task × agent grid paged 100 tasks at a time, stop, downloads,
 // live updates from the run's event stream: GET /runs/:name/stream, see live-script.ts), the stop
 // confirmation and the attempt page.
-// Scores come from GET /v1/runs/:name/results (loadRunResults); nothing is re-scored here.
+// Scores come from loadRunResults (what GET /v1/runs/:name/results serves); nothing is re-scored here.
 import {
   isActiveRunStatus,
   type RunFaults,
   RunListQuery,
-  type RunResults,
   type RunSummary,
   roleAtLeast,
 } from '@osmosis/contracts';
-import { Prisma } from '@osmosis/db';
 import type { FastifyReply } from 'fastify';
 import { isUuid } from '../auth.ts';
 import type { BlobSource } from '../routes/downloads.ts';
+import { findRunForResults, runResultsByName } from '../routes/results.ts';
 import { listRuns } from '../services/run-list.ts';
+import { attemptWithEvents, runGrid, runPageRun } from '../services/run-page.ts';
 import { faultsOfRuns } from '../services/workers.ts';
 import { stepsSection } from './attempt-steps.ts';
 import { intervalSvg, passAtKCurve } from './charts.ts';
-import { callApi, ok, type PageContext, PageError, page, parseQuery } from './context.ts';
+import { type PageContext, PageError, page, parseQuery } from './context.ts';
 import { count, duration, type Html, html, pct, qs, raw, usd, when } from './html.ts';
 import { LIVE_SCRIPT } from './live-script.ts';
 import { qualitySection } from './quality.ts';
@@ -110,19 +110,9 @@ export async function runPage(
   query: Record<string, string>,
 ) {
   const db = ctx.app.db;
-  const results = ok(await callApi<{ data: RunResults }>(ctx, 'GET', `/v1/runs/${enc(name)}/results`)).data;
-  const run = await db.run.findFirst({
-    where: { workspaceId: ctx.auth.workspace.id, name },
-    select: {
-      id: true,
-      errorMessage: true,
-      passThreshold: true,
-      maxConcurrentAttempts: true,
-      maxCostUsd: true,
-      benchmark: { select: { key: true, name: true } },
-    },
-  });
-  if (!run) throw new PageError(404, 'run');
+  const results = await runResultsByName(db, ctx.auth.workspace.id, name);
+  const run = results ? await runPageRun(db, ctx.auth.workspace.id, name) : null;
+  if (!results || !run) throw new PageError(404, 'run');
   const faults = (
     await faultsOfRuns(
       db,
@@ -133,34 +123,12 @@ export async function runPage(
   const show = query.show === 'failed' || query.show === 'errored' ? query.show : '';
   const category = query.category ?? '';
   const pageNo = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
-  const outcomeFilter = show ? Prisma.sql`AND a.outcome::text = ${show}` : Prisma.empty;
-  const categoryFilter = category ? Prisma.sql`AND t.category = ${category}` : Prisma.empty;
-  const [tasks, categories] = await Promise.all([
-    db.$queryRaw<{ id: string; name: string; category: string | null; total: bigint }[]>`
-      SELECT t.id::text AS id, t.name, t.category, count(*) OVER () AS total FROM tasks t
-      WHERE t.id IN (SELECT a.task_id FROM attempts a WHERE a.run_id = ${run.id}::uuid ${outcomeFilter}) ${categoryFilter}
-      ORDER BY t.name LIMIT ${GRID_TASKS_PER_PAGE} OFFSET ${(pageNo - 1) * GRID_TASKS_PER_PAGE}`,
-    db.$queryRaw<{ category: string }[]>`
-      SELECT DISTINCT t.category FROM tasks t
-      WHERE t.category IS NOT NULL AND t.id IN (SELECT a.task_id FROM attempts a WHERE a.run_id = ${run.id}::uuid)
-      ORDER BY 1`,
-  ]);
-  const totalTasks = Number(tasks[0]?.total ?? 0);
-  const attempts: GridAttempt[] = tasks.length
-    ? await db.attempt.findMany({
-        where: { runId: run.id, taskId: { in: tasks.map((t) => t.id) } },
-        select: {
-          id: true,
-          agentId: true,
-          taskId: true,
-          index: true,
-          status: true,
-          outcome: true,
-          reward: true,
-        },
-        orderBy: { index: 'asc' },
-      })
-    : [];
+  const { tasks, categories, totalTasks, attempts } = await runGrid(db, run.id, {
+    show,
+    category,
+    offset: (pageNo - 1) * GRID_TASKS_PER_PAGE,
+    limit: GRID_TASKS_PER_PAGE,
+  });
   const cells = new Map<string, GridAttempt[]>();
   for (const a of attempts) {
     const k = `${a.taskId}|${a.agentId}`;
@@ -238,10 +206,7 @@ ${terminal ? '' : html`<p class="muted">Updates live as attempts start and finis
 }
 
 export async function stopConfirmPage(ctx: PageContext, reply: FastifyReply, name: string) {
-  const run = await ctx.app.db.run.findFirst({
-    where: { workspaceId: ctx.auth.workspace.id, name },
-    select: { status: true },
-  });
+  const run = await findRunForResults(ctx.app.db, ctx.auth.workspace.id, name);
   if (!run) throw new PageError(404, 'run');
   if (!roleAtLeast(ctx.auth.role, 'member')) throw new PageError(403, 'Viewers cannot stop runs.');
   if (!isActiveRunStatus(run.status))
@@ -322,22 +287,9 @@ export async function attemptPage(
   query: Record<string, string>,
 ) {
   if (!isUuid(id)) throw new PageError(404, 'attempt');
-  const db = ctx.app.db;
-  const a = await db.attempt.findFirst({
-    where: { id, run: { name, workspaceId: ctx.auth.workspace.id } },
-    include: {
-      task: { select: { name: true, category: true, difficulty: true } },
-      agent: { select: { harness: true, model: true, index: true } },
-      artifacts: { orderBy: { path: 'asc' }, select: { path: true, size: true, storageKey: true } },
-    },
-  });
-  if (!a) throw new PageError(404, 'attempt');
-  const events = await db.runEvent.findMany({
-    where: { runId: a.runId, attemptId: a.id },
-    orderBy: { id: 'asc' },
-    take: 500,
-    select: { timestamp: true, level: true, step: true, message: true },
-  });
+  const found = await attemptWithEvents(ctx.app.db, ctx.auth.workspace.id, name, id);
+  if (!found) throw new PageError(404, 'attempt');
+  const { attempt: a, events } = found;
   const self = `/runs/${enc(name)}/attempts/${a.id}`;
   const verifierFiles = a.artifacts.filter(
     // a multi-step task's verifier files are under steps/<name>/verifier/; ctrf.json among them
