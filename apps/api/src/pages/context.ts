@@ -54,12 +54,12 @@ export function ok<T>(res: ApiResult<T>): T {
 }
 
 /**
- * The role rule of the /v1 route a page action stands for (a state change needs `minimum`;
- * viewers are read only), with the same 403 messages.
+ * The role rule of the /v1 route a page stands for, with the same 403 messages: a write is
+ * refused to viewers as the /v1 authentication refuses it, then `minimum` as requireRole does.
  */
-export function assertRole(ctx: PageContext, minimum: MemberRole): void {
+export function assertRole(ctx: PageContext, minimum: MemberRole, action: 'read' | 'write' = 'write'): void {
   if (roleAtLeast(ctx.auth.role, minimum)) return;
-  if (ctx.auth.role === 'viewer')
+  if (action === 'write' && ctx.auth.role === 'viewer')
     throw ApiError.forbidden(
       ctx.auth.memberRole === 'viewer'
         ? 'viewers have read-only access'

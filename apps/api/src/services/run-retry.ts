@@ -8,6 +8,8 @@
 import type { MemberRole, RetryAgentPlan, RetryRunResult, RunStatusName } from '@osmosis/contracts';
 import { roleAtLeast } from '@osmosis/contracts';
 import { appendRunEvent, type Db, Prisma } from '@osmosis/db';
+import { enqueueRunDispatch, type Queues } from '@osmosis/queues';
+import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../errors.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -337,4 +339,22 @@ export async function retryRun(
     },
     { timeout: 60_000, maxWait: 10_000 },
   );
+}
+
+/**
+ * Retries the run and wakes the dispatcher (the same path a submit takes); if Redis does not
+ * answer, the reconciler's periodic sweep dispatches active runs anyway, so the retry is not lost.
+ */
+export async function retryRunAndDispatch(
+  deps: { db: Db; queues: Queues; log: FastifyBaseLogger },
+  workspaceId: string,
+  name: string,
+  caller: RetryCaller & { email: string },
+): Promise<RetryRunResult> {
+  const result = await retryRun(deps.db, workspaceId, name, caller);
+  await enqueueRunDispatch(deps.queues, result.id).catch((error: Error) => {
+    deps.log.warn({ err: error.message, run_id: result.id }, 'could not wake the dispatcher');
+  });
+  deps.log.info({ run_id: result.id, requeued_attempts: result.requeued_attempts }, 'run retried');
+  return result;
 }

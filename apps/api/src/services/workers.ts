@@ -169,3 +169,18 @@ export async function faultsOfRuns(
   }
   return out;
 }
+
+/** GET /v1/workers and the operators page: the workers and the deployment they belong to. */
+export async function workerListWithDeployment(db: Db) {
+  const [items, deployment] = await Promise.all([
+    listWorkers(db),
+    db.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM deployment WHERE singleton`,
+  ]);
+  return {
+    deployment_id: deployment[0]?.id ?? null,
+    items,
+    total_count: items.length,
+    has_more: false as const,
+    next_offset: null,
+  };
+}
