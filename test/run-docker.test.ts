@@ -8,7 +8,7 @@ import { runStopChannel } from '@osmosis/contracts';
 import { getDocker, LABELS } from '@osmosis/sandbox';
 import { createLocalStorage } from '@osmosis/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopRun } from '../apps/api/src/routes/runs.ts';
+import { stopRun } from '../apps/api/src/services/run-stop.ts';
 import { workerConfig } from '../apps/worker/src/config.ts';
 import {
   PIPELINE_FIXTURES_DIR,

@@ -5,6 +5,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { Db } from '@osmosis/db';
 import { createQueues, type Queues } from '@osmosis/queues';
+import { type ArtifactStorage, storageFromProcessEnv } from '@osmosis/tasks';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import {
   jsonSchemaTransform,
@@ -35,6 +36,8 @@ export interface AppDeps {
   logger?: Logger;
   /** level of the logger the app makes when `logger` is omitted; default config.logLevel */
   logLevel?: LogLevel;
+  /** artifact storage; default the storage the process environment configures (OSMOSIS_STORAGE, OSMOSIS_DATA_DIR) */
+  storage?: ArtifactStorage;
 }
 
 declare module 'fastify' {
@@ -44,6 +47,8 @@ declare module 'fastify' {
     /** BullMQ producers (lazily created) */
     queues: Queues;
     config: ApiConfig;
+    /** artifact storage (uploads, artifacts): AppDeps.storage or the environment's */
+    readonly storage: ArtifactStorage;
   }
 }
 
@@ -81,6 +86,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('db', deps.db);
   app.decorate('redis', deps.redis);
   app.decorate('config', config);
+  // read on each use: the environment's storage is made once per distinct setting (storageFromProcessEnv)
+  app.decorate('storage', { getter: () => deps.storage ?? storageFromProcessEnv() });
   let queues = deps.queues;
   let ownQueues = false;
   app.decorate('queues', {

@@ -29,5 +29,6 @@ export * from './model-providers.ts';
 export * from './queues.ts';
 export * from './run-config.ts';
 export * from './run-events.ts';
+export * from './run-statuses.ts';
 export * from './secret-routing.ts';
 export * from './task.ts';

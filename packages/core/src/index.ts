@@ -1,3 +1,4 @@
+export * from './agent-secrets.ts';
 export * from './attempt-plan.ts';
 export * from './benchmark-sync.ts';
 export * from './config-rules.ts';

@@ -1,7 +1,7 @@
 // The run status machine (pure). pending (created) → queued (handed to the dispatcher) →
 // running (first attempt started) → finished (every attempt ended) | failed (the run itself could
 // not proceed, e.g. every attempt's environment failed to build) | stopped (by a user).
-import type { RunStatusName } from '@osmosis/contracts';
+import { isActiveRunStatus, type RunStatusName } from '@osmosis/contracts';
 
 export const RUN_STATUS_TRANSITIONS: Record<RunStatusName, readonly RunStatusName[]> = {
   pending: ['queued', 'running', 'finished', 'failed', 'stopped'],
@@ -22,7 +22,7 @@ export function isTerminalRunStatus(status: RunStatusName): boolean {
 
 /** `runs stop` accepts pending, queued and running runs only. */
 export function isStoppableRunStatus(status: RunStatusName): boolean {
-  return status === 'pending' || status === 'queued' || status === 'running';
+  return isActiveRunStatus(status);
 }
 
 /** Attempts of the run may still be started (dispatch, lease acquisition). */

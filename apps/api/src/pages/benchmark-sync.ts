@@ -1,10 +1,11 @@
 // "Retry sync" on the benchmark page when its sync failed: a POST form with the session's CSRF
-// token to POST /benchmarks/:key/sync, which calls POST /v1/benchmarks/:key/sync with the
-// session's token (the same permission as `osmosis benchmark sync`: members and above), then
+// token to POST /benchmarks/:key/sync, which calls the service of POST /v1/benchmarks/:key/sync
+// as the signed-in member (the same permission as `osmosis benchmark sync`: members and above), then
 // returns to the benchmark page.
 import { type Benchmark, roleAtLeast } from '@osmosis/contracts';
 import type { FastifyReply } from 'fastify';
-import { callApi, ok, type PageContext } from './context.ts';
+import { retryBenchmarkSync } from '../services/benchmark-admin.ts';
+import { assertRole, type PageContext } from './context.ts';
 import { type Html, html } from './html.ts';
 
 const enc = encodeURIComponent;
@@ -15,6 +16,11 @@ export function retrySyncForm(ctx: PageContext, b: Pick<Benchmark, 'key' | 'sync
 }
 
 export async function retrySync(ctx: PageContext, reply: FastifyReply, key: string) {
-  ok(await callApi(ctx, 'POST', `/v1/benchmarks/${enc(key)}/sync`, {}));
+  assertRole(ctx, 'member');
+  await retryBenchmarkSync(
+    { db: ctx.app.db, queues: ctx.app.queues, publicUrl: ctx.app.config.publicUrl },
+    ctx.auth.workspace.id,
+    key,
+  );
   return reply.redirect(`/benchmarks/${enc(key)}`, 303);
 }

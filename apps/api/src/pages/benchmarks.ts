@@ -1,10 +1,12 @@
 // Benchmark pages: the workspace's benchmarks, and one benchmark (metadata, task manifest with
-// filters, the leaderboard from computeLeaderboard via GET /v1/benchmarks/:key, and its runs).
-import type { Benchmark, BenchmarkDetail } from '@osmosis/contracts';
+// filters, the leaderboard from computeLeaderboard via the service of GET /v1/benchmarks/:key, and its runs).
+import type { Benchmark } from '@osmosis/contracts';
 import type { FastifyReply } from 'fastify';
+import { benchmarkDetail } from '../services/benchmark-detail.ts';
+import { listBenchmarks } from '../services/benchmark-wire.ts';
 import { retrySyncForm } from './benchmark-sync.ts';
 import { intervalSvg } from './charts.ts';
-import { callApi, ok, type PageContext, page } from './context.ts';
+import { type PageContext, page } from './context.ts';
 import { count, duration, html, pct, qs, raw, usd, when } from './html.ts';
 import { comparableCell, comparableFilter, comparableHeader, leaderboardFor } from './quality.ts';
 
@@ -23,9 +25,10 @@ function syncCell(b: Benchmark) {
 }
 
 export async function benchmarksPage(ctx: PageContext, reply: FastifyReply) {
-  const list = ok(
-    await callApi<{ items: Benchmark[]; total_count: number }>(ctx, 'GET', '/v1/benchmarks?limit=200'),
-  );
+  const list = await listBenchmarks(ctx.app.db, ctx.app.config.publicUrl, ctx.auth.workspace.id, {
+    limit: 200,
+    offset: 0,
+  });
   const syncing = list.items.some((b) => b.sync_status === 'pending' || b.sync_status === 'syncing');
   const rows = list.items.map(
     (b) => html`<tr><td><a href="/benchmarks/${enc(b.key)}">${b.name}</a></td><td><code>${b.key}</code></td>
@@ -51,7 +54,7 @@ export async function benchmarkPage(
   key: string,
   query: Record<string, string>,
 ) {
-  const b = ok(await callApi<{ data: BenchmarkDetail }>(ctx, 'GET', `/v1/benchmarks/${enc(key)}`)).data;
+  const b = await benchmarkDetail(ctx.app, ctx.auth.workspace.id, key, ctx.app.log);
   const fullBoard = b.leaderboard;
   b.leaderboard = await leaderboardFor(ctx, b, query);
   const category = query.category ?? '';

@@ -1,6 +1,9 @@
 // Shared by the page modules: the signed-in context, calling /v1 as the user, HTML responses.
+import { type MemberRole, roleAtLeast } from '@osmosis/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import { type AuthContext, withPageGrant } from '../auth.ts';
+import { ApiError } from '../errors.ts';
 import { type Html, html, layout } from './html.ts';
 import { PAGE_CSP } from './live-script.ts';
 
@@ -48,6 +51,29 @@ export function ok<T>(res: ApiResult<T>): T {
   const message =
     (res.body as { error?: { message?: string } } | null)?.error?.message ?? `request failed (${res.status})`;
   throw new PageError(res.status, message);
+}
+
+/**
+ * The role rule of the /v1 route a page stands for, with the same 403 messages: a write is
+ * refused to viewers as the /v1 authentication refuses it, then `minimum` as requireRole does.
+ */
+export function assertRole(ctx: PageContext, minimum: MemberRole, action: 'read' | 'write' = 'write'): void {
+  if (roleAtLeast(ctx.auth.role, minimum)) return;
+  if (action === 'write' && ctx.auth.role === 'viewer')
+    throw ApiError.forbidden(
+      ctx.auth.memberRole === 'viewer'
+        ? 'viewers have read-only access'
+        : 'this token is bounded to the viewer role (read only); use a token with a higher role',
+    );
+  throw ApiError.forbidden(`this action needs the ${minimum} role or higher; you are ${ctx.auth.role}`);
+}
+
+/** A page's query as the /v1 route's schema reads it; a bad value is a 400 naming the field. */
+export function parseQuery<T>(schema: z.ZodType<T>, query: Record<string, unknown>): T {
+  const parsed = schema.safeParse(query);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new PageError(400, `invalid ${issue?.path.join('.') || 'query'}: ${issue?.message ?? 'invalid'}`);
 }
 
 export const contexts = new WeakMap<FastifyRequest, PageContext>();

@@ -23,10 +23,11 @@ import { authContextOf, withPageGrant } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { AuthFailureLimiter, tokenPrefixOf } from '../rate-limit.ts';
 import { runStreamServer } from '../routes/events-stream.ts';
+import { stopRunByName } from '../services/run-stop.ts';
 import { resolveApiToken, resolveApiTokenById } from '../services/tokens.ts';
 import { retrySync } from './benchmark-sync.ts';
 import { benchmarkPage, benchmarksPage } from './benchmarks.ts';
-import { callApi, contexts, ctxOf, errorPage, ok, PageError, page, send } from './context.ts';
+import { assertRole, contexts, ctxOf, errorPage, PageError, page, send } from './context.ts';
 import { type Html, html, layout } from './html.ts';
 import { operatorsPage } from './operators.ts';
 import { queuesPage } from './queues.ts';
@@ -206,7 +207,13 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
     signed.post('/runs/:name/stop', hide, async (request, reply) => {
       const ctx = ctxOf(request);
       const name = (request.params as { name: string }).name;
-      ok(await callApi(ctx, 'POST', `/v1/runs/${encodeURIComponent(name)}/stop`, {}));
+      assertRole(ctx, 'member');
+      await stopRunByName(
+        { db: app.db, config: app.config, redis: app.redis, log: request.log },
+        ctx.auth.workspace.id,
+        name,
+        ctx.auth.user.email,
+      );
       return reply.redirect(`/runs/${encodeURIComponent(name)}`, 303);
     });
     signed.post('/runs/:name/retry', hide, async (request, reply) =>

@@ -1,9 +1,10 @@
-// The operators page (GET /operators): the deployment's workers from GET /v1/workers — live,
+// The operators page (GET /operators): the deployment's workers (the service of GET /v1/workers) — live,
 // dead or stopped, host, version, slots in use of capacity, Docker engine state, last heartbeat —
 // and the /readyz summary. Admins and owners only (the API's rule; others get its 403 page).
-import type { WorkerInfo, WorkerList } from '@osmosis/contracts';
+import type { WorkerInfo } from '@osmosis/contracts';
 import type { FastifyReply } from 'fastify';
-import { callApi, ok, type PageContext, page } from './context.ts';
+import { workerListWithDeployment } from '../services/workers.ts';
+import { assertRole, type PageContext, page } from './context.ts';
 import { html, when } from './html.ts';
 
 const STATE_CLASS: Record<WorkerInfo['state'], string> = {
@@ -18,7 +19,8 @@ const ENGINE_CLASS: Record<WorkerInfo['engine']['state'], string> = {
 };
 
 export async function operatorsPage(ctx: PageContext, reply: FastifyReply) {
-  const list = ok(await callApi<WorkerList>(ctx, 'GET', '/v1/workers'));
+  assertRole(ctx, 'admin', 'read');
+  const list = await workerListWithDeployment(ctx.app.db);
   const live = list.items.filter((w) => w.state === 'live');
   const engineDown = live.filter((w) => w.engine.state === 'down');
   const capacity = live.reduce((n, w) => n + (w.capacity ?? 0), 0);

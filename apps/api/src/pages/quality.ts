@@ -2,7 +2,8 @@
 // terminus-2 scores and why not, HLE's calibration error, the mean rubric score of partial-credit
 // judges; the leaderboard's "comparable only" filter.
 import type { BenchmarkDetail, RunResults } from '@osmosis/contracts';
-import { callApi, ok, type PageContext } from './context.ts';
+import { computeLeaderboard } from '../routes/leaderboard.ts';
+import type { PageContext } from './context.ts';
 import { type Html, html, pct, qs } from './html.ts';
 
 type Entry = BenchmarkDetail['leaderboard'][number];
@@ -42,13 +43,12 @@ export async function leaderboardFor(
   query: Record<string, string>,
 ): Promise<BenchmarkDetail['leaderboard']> {
   if (query.comparable !== '1') return b.leaderboard;
-  const board = ok(
-    await callApi<{ data: { entries: Entry[] } }>(
-      ctx,
-      'GET',
-      `/v1/benchmarks/${encodeURIComponent(b.key)}/leaderboard?comparable=1`,
-    ),
-  ).data;
+  // the benchmark is the workspace's already (b came from benchmarkDetail for this caller)
+  const board = await computeLeaderboard(
+    ctx.app.db,
+    { id: b.id, key: b.key },
+    { comparableOnly: true, maxErroredShare: ctx.app.config.rankedMaxErroredShare },
+  );
   return board.entries;
 }
 

@@ -1,12 +1,12 @@
 // "Retry unscored attempts" on the run page: shown to the run's creator and admins when the run
 // has ended with errored or cancelled attempts, with what the retry would re-run and cost (the
 // same preview as `?dry_run=true`). A POST form with the session's CSRF token to
-// POST /runs/:name/retry, which calls POST /v1/runs/:name/retry with the session's token and
-// returns to the run page.
+// POST /runs/:name/retry, which calls the service of POST /v1/runs/:name/retry as the signed-in
+// member and returns to the run page.
 import type { FastifyReply } from 'fastify';
 import { isApiError } from '../errors.ts';
-import { previewRetry } from '../services/run-retry.ts';
-import { callApi, ok, type PageContext } from './context.ts';
+import { previewRetry, retryRunAndDispatch } from '../services/run-retry.ts';
+import { assertRole, type PageContext } from './context.ts';
 import { type Html, html, usd } from './html.ts';
 
 const enc = encodeURIComponent;
@@ -32,6 +32,13 @@ export async function retryRunForm(ctx: PageContext, name: string): Promise<Html
 }
 
 export async function retryRunPage(ctx: PageContext, reply: FastifyReply, name: string) {
-  ok(await callApi(ctx, 'POST', `/v1/runs/${enc(name)}/retry`, {}));
+  assertRole(ctx, 'member');
+  const { user, role } = ctx.auth;
+  await retryRunAndDispatch(
+    { db: ctx.app.db, queues: ctx.app.queues, log: ctx.app.log },
+    ctx.auth.workspace.id,
+    name,
+    { userId: user.id, role, email: user.email },
+  );
   return reply.redirect(`/runs/${enc(name)}`, 303);
 }

@@ -2,17 +2,24 @@
 // and pass@k, per-task usage, the task × agent grid paged 100 tasks at a time, stop, downloads,
 // live updates from the run's event stream: GET /runs/:name/stream, see live-script.ts), the stop
 // confirmation and the attempt page.
-// Scores come from GET /v1/runs/:name/results (loadRunResults); nothing is re-scored here.
-import { type RunFaults, type RunResults, type RunSummary, roleAtLeast } from '@osmosis/contracts';
-import { Prisma } from '@osmosis/db';
-import { storageFromProcessEnv } from '@osmosis/tasks';
+// Scores come from loadRunResults (what GET /v1/runs/:name/results serves); nothing is re-scored here.
+import {
+  isActiveRunStatus,
+  type RunFaults,
+  RunListQuery,
+  type RunSummary,
+  roleAtLeast,
+} from '@osmosis/contracts';
 import type { FastifyReply } from 'fastify';
 import { isUuid } from '../auth.ts';
 import type { BlobSource } from '../routes/downloads.ts';
+import { findRunForResults, runResultsByName } from '../routes/results.ts';
+import { listRuns } from '../services/run-list.ts';
+import { attemptWithEvents, runGrid, runPageRun } from '../services/run-page.ts';
 import { faultsOfRuns } from '../services/workers.ts';
 import { stepsSection } from './attempt-steps.ts';
 import { intervalSvg, passAtKCurve } from './charts.ts';
-import { callApi, ok, type PageContext, PageError, page } from './context.ts';
+import { type PageContext, PageError, page, parseQuery } from './context.ts';
 import { count, duration, type Html, html, pct, qs, raw, usd, when } from './html.ts';
 import { LIVE_SCRIPT } from './live-script.ts';
 import { qualitySection } from './quality.ts';
@@ -21,7 +28,6 @@ import { retryRunForm } from './run-retry.ts';
 
 const enc = encodeURIComponent;
 const TERMINAL = new Set(['finished', 'failed', 'stopped']);
-const STOPPABLE = new Set(['pending', 'queued', 'running']);
 export const GRID_TASKS_PER_PAGE = 100;
 export const TURNS_PER_PAGE = 10;
 
@@ -52,12 +58,10 @@ export async function runsPage(ctx: PageContext, reply: FastifyReply, query: Rec
   const offset = Math.max(0, Number.parseInt(query.offset ?? '0', 10) || 0);
   // ?benchmark=KEY: the runs on one benchmark (the /v1 filter takes a key, exact name or id)
   const benchmark = query.benchmark || undefined;
-  const list = ok(
-    await callApi<{ items: RunSummary[]; total_count: number; has_more: boolean }>(
-      ctx,
-      'GET',
-      `/v1/runs${qs({ limit: '50', offset: String(offset), benchmark })}`,
-    ),
+  const list = await listRuns(
+    ctx.app,
+    ctx.auth.workspace.id,
+    parseQuery(RunListQuery, { limit: '50', offset: String(offset), benchmark }),
   );
   const pageOf = (at: number) => `/runs${qs({ benchmark, offset: String(at) })}`;
   return page(
@@ -106,20 +110,9 @@ export async function runPage(
   query: Record<string, string>,
 ) {
   const db = ctx.app.db;
-  const results = ok(await callApi<{ data: RunResults }>(ctx, 'GET', `/v1/runs/${enc(name)}/results`)).data;
-  const run = await db.run.findFirst({
-    where: { workspaceId: ctx.auth.workspace.id, name },
-    select: {
-      id: true,
-      errorMessage: true,
-      passThreshold: true,
-      maxConcurrentAttempts: true,
-      maxCostUsd: true,
-      waitingReason: true,
-      benchmark: { select: { key: true, name: true } },
-    },
-  });
-  if (!run) throw new PageError(404, 'run');
+  const results = await runResultsByName(db, ctx.auth.workspace.id, name);
+  const run = results ? await runPageRun(db, ctx.auth.workspace.id, name) : null;
+  if (!results || !run) throw new PageError(404, 'run');
   const faults = (
     await faultsOfRuns(
       db,
@@ -130,34 +123,12 @@ export async function runPage(
   const show = query.show === 'failed' || query.show === 'errored' ? query.show : '';
   const category = query.category ?? '';
   const pageNo = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
-  const outcomeFilter = show ? Prisma.sql`AND a.outcome::text = ${show}` : Prisma.empty;
-  const categoryFilter = category ? Prisma.sql`AND t.category = ${category}` : Prisma.empty;
-  const [tasks, categories] = await Promise.all([
-    db.$queryRaw<{ id: string; name: string; category: string | null; total: bigint }[]>`
-      SELECT t.id::text AS id, t.name, t.category, count(*) OVER () AS total FROM tasks t
-      WHERE t.id IN (SELECT a.task_id FROM attempts a WHERE a.run_id = ${run.id}::uuid ${outcomeFilter}) ${categoryFilter}
-      ORDER BY t.name LIMIT ${GRID_TASKS_PER_PAGE} OFFSET ${(pageNo - 1) * GRID_TASKS_PER_PAGE}`,
-    db.$queryRaw<{ category: string }[]>`
-      SELECT DISTINCT t.category FROM tasks t
-      WHERE t.category IS NOT NULL AND t.id IN (SELECT a.task_id FROM attempts a WHERE a.run_id = ${run.id}::uuid)
-      ORDER BY 1`,
-  ]);
-  const totalTasks = Number(tasks[0]?.total ?? 0);
-  const attempts: GridAttempt[] = tasks.length
-    ? await db.attempt.findMany({
-        where: { runId: run.id, taskId: { in: tasks.map((t) => t.id) } },
-        select: {
-          id: true,
-          agentId: true,
-          taskId: true,
-          index: true,
-          status: true,
-          outcome: true,
-          reward: true,
-        },
-        orderBy: { index: 'asc' },
-      })
-    : [];
+  const { tasks, categories, totalTasks, attempts } = await runGrid(db, run.id, {
+    show,
+    category,
+    offset: (pageNo - 1) * GRID_TASKS_PER_PAGE,
+    limit: GRID_TASKS_PER_PAGE,
+  });
   const cells = new Map<string, GridAttempt[]>();
   for (const a of attempts) {
     const k = `${a.taskId}|${a.agentId}`;
@@ -173,7 +144,7 @@ export async function runPage(
   const terminal = TERMINAL.has(results.status);
   const p = results.progress;
   const t = results.totals;
-  const canStop = STOPPABLE.has(results.status) && roleAtLeast(ctx.auth.role, 'member');
+  const canStop = isActiveRunStatus(results.status) && roleAtLeast(ctx.auth.role, 'member');
   const k = results.attempts_per_task;
 
   const agentsTable: Html = html`<table><thead><tr><th>Rank</th><th>Agent</th><th>Pass@1 (${Math.round(results.interval_level * 100)}% CI, ${results.interval_method})</th><th>Interval</th><th>Pass@k</th><th>Passed</th><th>Failed</th><th>Errored</th><th>Cost/task</th><th>Time/task</th><th>Tokens/task</th></tr></thead><tbody>${results.agents.map(
@@ -235,13 +206,10 @@ ${terminal ? '' : html`<p class="muted">Updates live as attempts start and finis
 }
 
 export async function stopConfirmPage(ctx: PageContext, reply: FastifyReply, name: string) {
-  const run = await ctx.app.db.run.findFirst({
-    where: { workspaceId: ctx.auth.workspace.id, name },
-    select: { status: true },
-  });
+  const run = await findRunForResults(ctx.app.db, ctx.auth.workspace.id, name);
   if (!run) throw new PageError(404, 'run');
   if (!roleAtLeast(ctx.auth.role, 'member')) throw new PageError(403, 'Viewers cannot stop runs.');
-  if (!STOPPABLE.has(run.status))
+  if (!isActiveRunStatus(run.status))
     throw new PageError(409, `Run ${name} is ${run.status}: it cannot be stopped.`);
   return page(
     reply,
@@ -259,8 +227,7 @@ const TEXT_PREVIEW_BYTES = 64 * 1024;
 const TRAJECTORY_MAX_BYTES = 64 * 1024 * 1024;
 
 function blobSource(ctx: PageContext): BlobSource {
-  const storage = (ctx.app as unknown as { storage?: BlobSource }).storage;
-  return storage && typeof storage.getStream === 'function' ? storage : storageFromProcessEnv();
+  return ctx.app.storage;
 }
 
 async function readBlob(ctx: PageContext, key: string, max: number): Promise<Buffer | null> {
@@ -320,22 +287,9 @@ export async function attemptPage(
   query: Record<string, string>,
 ) {
   if (!isUuid(id)) throw new PageError(404, 'attempt');
-  const db = ctx.app.db;
-  const a = await db.attempt.findFirst({
-    where: { id, run: { name, workspaceId: ctx.auth.workspace.id } },
-    include: {
-      task: { select: { name: true, category: true, difficulty: true } },
-      agent: { select: { harness: true, model: true, index: true } },
-      artifacts: { orderBy: { path: 'asc' }, select: { path: true, size: true, storageKey: true } },
-    },
-  });
-  if (!a) throw new PageError(404, 'attempt');
-  const events = await db.runEvent.findMany({
-    where: { runId: a.runId, attemptId: a.id },
-    orderBy: { id: 'asc' },
-    take: 500,
-    select: { timestamp: true, level: true, step: true, message: true },
-  });
+  const found = await attemptWithEvents(ctx.app.db, ctx.auth.workspace.id, name, id);
+  if (!found) throw new PageError(404, 'attempt');
+  const { attempt: a, events } = found;
   const self = `/runs/${enc(name)}/attempts/${a.id}`;
   const verifierFiles = a.artifacts.filter(
     // a multi-step task's verifier files are under steps/<name>/verifier/; ctrf.json among them

@@ -1,9 +1,8 @@
 // The rule for deleting a benchmark that has runs (used by DELETE /v1/benchmarks/:key): its
 // runs go with it, so it takes the admin role and an explicit `?force=true`
 // (`osmosis benchmark delete KEY --force`). Without runs any member may delete it.
-import { ForceQuery, roleAtLeast } from '@osmosis/contracts';
+import { ForceQuery, type MemberRole, roleAtLeast } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
-import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 
 export const DeleteBenchmarkQuery = ForceQuery;
@@ -12,7 +11,7 @@ type Tx = Pick<Db, 'run'>;
 
 export async function assertMayDeleteRuns(
   tx: Tx,
-  request: FastifyRequest,
+  role: MemberRole,
   benchmark: { id: string; key: string },
   force: boolean,
 ): Promise<void> {
@@ -25,9 +24,9 @@ export async function assertMayDeleteRuns(
       { run_count: runs, flag: 'force' },
     );
   }
-  if (!roleAtLeast(request.auth.role, 'admin')) {
+  if (!roleAtLeast(role, 'admin')) {
     throw ApiError.forbidden(
-      `${what}; deleting it with its runs needs the admin role or higher; you are ${request.auth.role}`,
+      `${what}; deleting it with its runs needs the admin role or higher; you are ${role}`,
     );
   }
 }

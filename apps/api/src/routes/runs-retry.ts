@@ -3,9 +3,8 @@
 // nothing. Admins and the run's creator only (403), another workspace's run is 404, an active
 // run or a run whose tasks changed since is 409.
 import { RetryRunQuery, RetryRunResponse, STANDARD_ERROR_RESPONSES } from '@osmosis/contracts';
-import { enqueueRunDispatch } from '@osmosis/queues';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { previewRetry, retryRun } from '../services/run-retry.ts';
+import { previewRetry, retryRunAndDispatch } from '../services/run-retry.ts';
 import { RunNameParams } from './results.ts';
 
 export const runRetryRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -27,13 +26,12 @@ export const runRetryRoutes: FastifyPluginAsyncZod = async (app) => {
       if (request.query.dry_run) {
         return { data: await previewRetry(app.db, workspace.id, request.params.name, caller) };
       }
-      const result = await retryRun(app.db, workspace.id, request.params.name, caller);
-      // the same path a submit takes; if Redis does not answer, the reconciler's periodic sweep
-      // dispatches active runs anyway, so the retry is not lost
-      await enqueueRunDispatch(app.queues, result.id).catch((error: Error) => {
-        request.log.warn({ err: error.message, run_id: result.id }, 'could not wake the dispatcher');
-      });
-      request.log.info({ run_id: result.id, requeued_attempts: result.requeued_attempts }, 'run retried');
+      const result = await retryRunAndDispatch(
+        { db: app.db, queues: app.queues, log: request.log },
+        workspace.id,
+        request.params.name,
+        caller,
+      );
       return { data: result };
     },
   );

@@ -203,7 +203,7 @@ describe('submit', () => {
       secret_env: ['OPENAI_API_KEY'],
       verifier_secret_env: [],
     });
-    expect(row.events.map((e) => e.step)).toEqual(['submitted', 'queued']);
+    expect(row.events.map((e) => e.step)).toEqual(['run.submitted', 'run.queued']);
     const attempts = await api.db.attempt.findMany({ where: { runId: run.id } });
     expect(attempts).toHaveLength(12);
     expect(new Set(attempts.map((a) => a.status))).toEqual(new Set(['queued']));

@@ -6,7 +6,7 @@
 import { STANDARD_ERROR_RESPONSES, WorkerList } from '@osmosis/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../auth.ts';
-import { listWorkers } from '../services/workers.ts';
+import { workerListWithDeployment } from '../services/workers.ts';
 
 export const workerRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -20,18 +20,6 @@ export const workerRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: WorkerList, ...STANDARD_ERROR_RESPONSES },
       },
     },
-    async () => {
-      const [items, deployment] = await Promise.all([
-        listWorkers(app.db),
-        app.db.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM deployment WHERE singleton`,
-      ]);
-      return {
-        deployment_id: deployment[0]?.id ?? null,
-        items,
-        total_count: items.length,
-        has_more: false,
-        next_offset: null,
-      };
-    },
+    async () => workerListWithDeployment(app.db),
   );
 };

@@ -7,7 +7,9 @@
 // and the worker ends the run again when the last of them ends.
 import type { MemberRole, RetryAgentPlan, RetryRunResult, RunStatusName } from '@osmosis/contracts';
 import { roleAtLeast } from '@osmosis/contracts';
-import { type Db, Prisma } from '@osmosis/db';
+import { appendRunEvent, type Db, Prisma } from '@osmosis/db';
+import { enqueueRunDispatch, type Queues } from '@osmosis/queues';
+import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../errors.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -265,20 +267,18 @@ export async function retryRun(
           retried_by: caller.email,
           retried_at: at.toISOString(),
         };
-        await tx.runEvent.create({
-          data: {
-            runId: run.id,
-            attemptId: a.id,
-            level: 'warn',
-            step: 'attempt.retried',
-            message: `attempt re-queued by ${caller.email} (run retry): try ${a.try_count} ended ${a.outcome}${a.error_class ? ` (${a.error_class}${a.error_message ? `: ${a.error_message}` : ''})` : ''}`,
-            details: {
-              by: caller.email,
-              previous_outcome: a.outcome,
-              error_class: a.error_class,
-              error_message: a.error_message,
-              try: a.try_count,
-            },
+        await appendRunEvent(tx, {
+          runId: run.id,
+          attemptId: a.id,
+          level: 'warn',
+          step: 'attempt.retried',
+          message: `attempt re-queued by ${caller.email} (run retry): try ${a.try_count} ended ${a.outcome}${a.error_class ? ` (${a.error_class}${a.error_message ? `: ${a.error_message}` : ''})` : ''}`,
+          details: {
+            by: caller.email,
+            previous_outcome: a.outcome,
+            error_class: a.error_class,
+            error_message: a.error_message,
+            try: a.try_count,
           },
         });
         await tx.attempt.update({
@@ -319,26 +319,42 @@ export async function retryRun(
         where: { id: run.id },
         data: { status: 'queued', finishedAt: null, errorMessage: null },
       });
-      await tx.runEvent.create({
-        data: {
-          runId: run.id,
-          level: 'info',
-          step: 'run.retried',
-          message: `run retried by ${caller.email}: ${attempts.length} unscored attempt(s) re-queued (was ${status})`,
-          details: {
-            by: caller.email,
-            previous_status: status,
-            requeued_attempts: attempts.length,
-            agents: plan.agents.map((p) => ({
-              agent_index: p.agent_index,
-              errored: p.errored,
-              cancelled: p.cancelled,
-            })),
-          },
+      await appendRunEvent(tx, {
+        runId: run.id,
+        level: 'info',
+        step: 'run.retried',
+        message: `run retried by ${caller.email}: ${attempts.length} unscored attempt(s) re-queued (was ${status})`,
+        details: {
+          by: caller.email,
+          previous_status: status,
+          requeued_attempts: attempts.length,
+          agents: plan.agents.map((p) => ({
+            agent_index: p.agent_index,
+            errored: p.errored,
+            cancelled: p.cancelled,
+          })),
         },
       });
       return { ...plan, dry_run: false, previous_status: status, status: 'queued' as const };
     },
     { timeout: 60_000, maxWait: 10_000 },
   );
+}
+
+/**
+ * Retries the run and wakes the dispatcher (the same path a submit takes); if Redis does not
+ * answer, the reconciler's periodic sweep dispatches active runs anyway, so the retry is not lost.
+ */
+export async function retryRunAndDispatch(
+  deps: { db: Db; queues: Queues; log: FastifyBaseLogger },
+  workspaceId: string,
+  name: string,
+  caller: RetryCaller & { email: string },
+): Promise<RetryRunResult> {
+  const result = await retryRun(deps.db, workspaceId, name, caller);
+  await enqueueRunDispatch(deps.queues, result.id).catch((error: Error) => {
+    deps.log.warn({ err: error.message, run_id: result.id }, 'could not wake the dispatcher');
+  });
+  deps.log.info({ run_id: result.id, requeued_attempts: result.requeued_attempts }, 'run retried');
+  return result;
 }

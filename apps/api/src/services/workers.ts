@@ -10,6 +10,7 @@ import type {
   WorkerInfo,
   WorkersSummary,
 } from '@osmosis/contracts';
+import { isActiveRunStatus } from '@osmosis/contracts';
 import { agentLabel, erroredShare, runUnrankedReason } from '@osmosis/core';
 import { agentOutcomeCounts, type Db, engineWaitingByRun } from '@osmosis/db';
 import {
@@ -95,8 +96,6 @@ export function summarizeWorkers(workers: readonly WorkerInfo[]): WorkersSummary
   };
 }
 
-const ACTIVE: ReadonlySet<string> = new Set(['pending', 'queued', 'running']);
-
 export interface RunForFaults {
   id: string;
   status: RunStatusName;
@@ -109,7 +108,7 @@ export function waitingOf(
   workers: readonly WorkerInfo[],
   engineWaiting: number,
 ): RunWaiting[] {
-  if (!ACTIVE.has(run.status)) return [];
+  if (!isActiveRunStatus(run.status)) return [];
   const out: RunWaiting[] = [];
   const live = workers.filter((w) => w.state === 'live');
   const queued = run.progress.queued;
@@ -151,7 +150,7 @@ export async function faultsOfRuns(
   runs: readonly RunForFaults[],
   maxErroredShare: number,
 ): Promise<Map<string, RunFaults>> {
-  const active = runs.filter((r) => ACTIVE.has(r.status));
+  const active = runs.filter((r) => isActiveRunStatus(r.status));
   const finished = runs.filter((r) => r.status === 'finished' && r.progress.errored > 0);
   const [workers, waiting, agents] = await Promise.all([
     active.length ? listWorkers(db) : Promise.resolve([]),
@@ -176,4 +175,19 @@ export async function faultsOfRuns(
     });
   }
   return out;
+}
+
+/** GET /v1/workers and the operators page: the workers and the deployment they belong to. */
+export async function workerListWithDeployment(db: Db) {
+  const [items, deployment] = await Promise.all([
+    listWorkers(db),
+    db.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM deployment WHERE singleton`,
+  ]);
+  return {
+    deployment_id: deployment[0]?.id ?? null,
+    items,
+    total_count: items.length,
+    has_more: false as const,
+    next_offset: null,
+  };
 }

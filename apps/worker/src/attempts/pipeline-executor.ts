@@ -12,15 +12,9 @@
 
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { AttemptResult, effectiveEnv, RunAgentSpec, RunConfig, TaskConfig } from '@osmosis/contracts';
 import {
-  AttemptResult,
-  agentSecretRefs,
-  effectiveEnv,
-  RunAgentSpec,
-  RunConfig,
-  TaskConfig,
-} from '@osmosis/contracts';
-import {
+  agentSecretNames,
   createScrubber,
   decryptSecretValue,
   parseScrubMinLength,
@@ -101,17 +95,11 @@ async function loadSecrets(
   const refs = (execution.run.secretRefs ?? {}) as Record<string, unknown>;
   const entries = Object.entries(refs).filter((e): e is [string, string] => typeof e[1] === 'string');
   const judgeName = config?.execution.judge_api_key_secret;
-  let agentNames: Set<string>;
-  if (config) {
-    agentNames = new Set(
-      agentSecretRefs(config, execution.agent.index)
-        .filter((r) => !r.path.startsWith('execution.'))
-        .map((r) => r.name),
-    );
-  } else {
-    const spec = RunAgentSpec.safeParse(execution.agent.spec);
-    agentNames = new Set(spec.success ? spec.data.secret_env : []);
-  }
+  // submit decided them (RunAgent.spec.secret_env); an agent row without a spec falls back to the same rule
+  const spec = RunAgentSpec.safeParse(execution.agent.spec);
+  const agentNames = new Set(
+    spec.success ? spec.data.secret_env : config ? agentSecretNames(config, execution.agent.index) : [],
+  );
   const verifierNames = verifierRecordNames(
     execution.agent.spec,
     config,

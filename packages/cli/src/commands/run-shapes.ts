@@ -3,7 +3,13 @@
 // benchmark.py `run_info`), with this platform's own keys beside upstream's. Where a key of
 // both names the same thing in another shape (`progress`, `agents`, `totals`), the object holds
 // upstream's keys and ours (docs/cli-compat.md).
-import type { ProgressSnapshot, RunEventItem, RunInfo, RunSummary } from '@osmosis/contracts';
+import {
+  isActiveRunStatus,
+  type ProgressSnapshot,
+  type RunEventItem,
+  type RunInfo,
+  type RunSummary,
+} from '@osmosis/contracts';
 
 /** `progress`: upstream's {completed, total, unit} and this platform's attempt counts. */
 export function runProgress(p: ProgressSnapshot): Record<string, unknown> {
@@ -198,8 +204,7 @@ export function runInfoPlain(run: RunInfo): Array<[string, string | number | nul
   if (t.cost_usd !== null) lines.push(['LLM Cost', `$${t.cost_usd.toFixed(4)}`]);
   lines.push(`View: ${run.platform_url}`);
   if (run.status === 'failed') lines.push(`See logs with: osmosis benchmark runs logs ${run.name}`);
-  if (['pending', 'queued', 'running'].includes(run.status))
-    lines.push(`Stop with: osmosis benchmark runs stop ${run.name}`);
+  if (isActiveRunStatus(run.status)) lines.push(`Stop with: osmosis benchmark runs stop ${run.name}`);
   lines.push(`Download outputs with: osmosis benchmark runs download ${run.name}`);
   return lines;
 }

@@ -1,0 +1,162 @@
+// Creating a submitted run: ONE transaction writes the run, its agents, every planned attempt
+// and the first events (run.submitted, run.queued); a clashing random name is retried.
+import {
+  effectiveEnv,
+  type RunAgentSpec,
+  type RunConfig,
+  type RunSelection,
+  type SubmitRunBody,
+} from '@osmosis/contracts';
+import {
+  agentSecretNames,
+  planAttempts,
+  type ResolvedRunConfig,
+  randomRunBaseName,
+  uniqueRunName,
+} from '@osmosis/core';
+import { appendRunEvents, type Db } from '@osmosis/db';
+import { PROVIDED_SECRET_ID, storeProvidedSecrets } from '../routes/submit-provided-secrets.ts';
+import { type Caller, modelLabel, type Prepared, type TaskRow } from './submit-prepare.ts';
+
+const ATTEMPT_INSERT_CHUNK = 5000;
+
+function agentSpec(
+  config: RunConfig,
+  index: number,
+  resolved: ResolvedRunConfig<TaskRow>,
+  verifierSecretEnv: string[],
+): RunAgentSpec {
+  const agent = config.agents[index]!;
+  const harness = resolved.harnesses[index]!;
+  return {
+    harness,
+    harness_defaulted: resolved.harnessDefaulted[index]!,
+    harness_api_key_secret: agent.harness_api_key_secret ?? null,
+    model: agent.model ?? null,
+    env: effectiveEnv(config, index),
+    secret_env: agentSecretNames(config, index),
+    verifier_secret_env: verifierSecretEnv,
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return !!error && typeof error === 'object' && (error as { code?: string }).code === 'P2002';
+}
+
+/** Creates the run, its agents, every planned attempt and its first events in one transaction. */
+export async function createRun(db: Db, caller: Caller, body: SubmitRunBody, prepared: Prepared) {
+  const { config, resolved, benchmark, secrets } = prepared;
+  const { workspace, user } = caller;
+  const tasks = resolved.selection.tasks;
+  const plan = planAttempts(config.agents.length, tasks, config.execution.attempts_per_task);
+  const selection: RunSelection = {
+    mode: resolved.selection.mode,
+    full_set: resolved.selection.mode === 'full',
+    task_set: config.tasks?.task_set ?? null,
+    task_names: config.tasks?.task_names ?? null,
+    categories: config.tasks?.categories ?? null,
+    task_count: tasks.length,
+    description: resolved.selection.description,
+  };
+  // a supplied value has no record: its entry marks it (`{provided: true}`), the value is in run_secret_values
+  const secretRefs = Object.fromEntries(
+    [...secrets.values()].map((s) => [s.name, s.id === PROVIDED_SECRET_ID ? { provided: true } : s.id]),
+  );
+
+  for (let tries = 0; ; tries++) {
+    const base = randomRunBaseName();
+    const taken = await db.run.findMany({
+      where: { workspaceId: workspace.id, name: { startsWith: base } },
+      select: { name: true },
+    });
+    const name = uniqueRunName(
+      base,
+      taken.map((r) => r.name),
+    );
+    try {
+      return await db.$transaction(
+        async (tx) => {
+          const run = await tx.run.create({
+            data: {
+              workspaceId: workspace.id,
+              benchmarkId: benchmark.id,
+              name,
+              status: 'pending',
+              configToml: body.config_toml,
+              config: config as object,
+              selection: selection as object,
+              taskCount: tasks.length,
+              attemptsPerTask: config.execution.attempts_per_task,
+              maxConcurrentAttempts: config.execution.max_concurrent_attempts,
+              timeoutMultiplier: config.execution.timeout_multiplier,
+              maxRetries: config.execution.max_retries,
+              passThreshold: resolved.passThreshold,
+              judgeModel: resolved.judgeModel,
+              maxCostUsd: config.execution.max_cost_usd ?? null,
+              secretRefs,
+              createdById: user.id,
+            },
+          });
+          await storeProvidedSecrets(tx, { runId: run.id, workspaceId: workspace.id }, prepared.provided);
+          const agentIds: string[] = [];
+          for (let i = 0; i < config.agents.length; i++) {
+            const model = modelLabel(config.agents[i]!, resolved.harnesses[i]!);
+            const agent = await tx.runAgent.create({
+              data: {
+                runId: run.id,
+                index: i,
+                harness: resolved.harnesses[i]!,
+                modelType: model.type,
+                model: model.label,
+                spec: agentSpec(config, i, resolved, prepared.verifierSecretEnv) as object,
+              },
+              select: { id: true },
+            });
+            agentIds.push(agent.id);
+          }
+          for (let at = 0; at < plan.length; at += ATTEMPT_INSERT_CHUNK) {
+            await tx.attempt.createMany({
+              data: plan.slice(at, at + ATTEMPT_INSERT_CHUNK).map((p) => ({
+                runId: run.id,
+                agentId: agentIds[p.agentIndex]!,
+                taskId: p.task.id,
+                index: p.index,
+                status: 'queued' as const,
+              })),
+            });
+          }
+          const queued = await tx.run.update({ where: { id: run.id }, data: { status: 'queued' } });
+          await appendRunEvents(tx, [
+            {
+              runId: run.id,
+              level: 'info',
+              step: 'run.submitted',
+              message: `run submitted by ${user.email}: ${benchmark.key}, ${resolved.selection.description}, ${config.agents.length} agent${config.agents.length === 1 ? '' : 's'} × ${config.execution.attempts_per_task} attempt${config.execution.attempts_per_task === 1 ? '' : 's'} per task = ${plan.length} attempts`,
+              details: {
+                file_name: body.file_name,
+                benchmark: benchmark.key,
+                task_count: tasks.length,
+                agents: prepared.preview.agents.map((a) => ({ harness: a.harness, model: a.model })),
+                attempts_per_task: config.execution.attempts_per_task,
+                total_attempts: plan.length,
+                max_concurrent_attempts: config.execution.max_concurrent_attempts,
+                secrets: prepared.preview.secrets.map((s) => ({
+                  name: s.name,
+                  scope: s.scope,
+                  phases: s.phases,
+                })),
+                warnings: prepared.warnings.map((w) => w.code),
+              },
+            },
+            { runId: run.id, level: 'info', step: 'run.queued', message: 'run queued for dispatch' },
+          ]);
+          return queued;
+        },
+        { timeout: 120_000, maxWait: 10_000 },
+      );
+    } catch (error) {
+      if (isUniqueViolation(error) && tries < 5) continue;
+      throw error;
+    }
+  }
+}
