@@ -8,7 +8,7 @@ import { Prisma } from '@osmosis/db';
 import { storageFromProcessEnv } from '@osmosis/tasks';
 import type { FastifyReply } from 'fastify';
 import { isUuid } from '../auth.ts';
-import type { BlobSource } from '../routes/downloads.ts';
+import type { BlobSource } from '../routes/download-bytes.ts';
 import { faultsOfRuns } from '../services/workers.ts';
 import { stepsSection } from './attempt-steps.ts';
 import { intervalSvg, passAtKCurve } from './charts.ts';

@@ -30,9 +30,10 @@ import type { Db, Prisma } from '@osmosis/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError } from '../errors.ts';
 import { attemptFieldsOfEvents } from '../services/event-attempts.ts';
+import { bestPassAt1ByRun, loadRunResults, runOr404 } from '../services/run-results.ts';
 import { iso, page } from '../services/serialize.ts';
 import { faultsOfRuns } from '../services/workers.ts';
-import { bestPassAt1ByRun, loadRunResults, RunNameParams, runOr404 } from './results.ts';
+import { RunNameParams } from './results.ts';
 import { stopReasonOf } from './run-budget.ts';
 
 const RUN_LIST_INCLUDE = {
