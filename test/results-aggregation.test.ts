@@ -28,6 +28,7 @@ function rng(seed: number): () => number {
 /** The run as results.csv reads it: its id and its agents in index order. */
 const rowsOf = (run: SeededRun) => ({
   id: run.runId,
+  benchmarkId: run.benchmarkId,
   agents: run.agentIds.map((id, index) => ({ id, index })),
 });
 

@@ -10,5 +10,6 @@ export * from './queries/leaderboard.ts';
 export * from './queries/quality.ts';
 export * from './queries/result-rows.ts';
 export * from './queries/results.ts';
+export * from './queries/run-attempts.ts';
 export * from './queries/run-events.ts';
 export { isDatabaseUnavailable } from './unavailable.ts';

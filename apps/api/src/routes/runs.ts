@@ -26,7 +26,7 @@ import {
   StopRunResponse,
 } from '@osmosis/contracts';
 import { isStoppableRunStatus } from '@osmosis/core';
-import type { Db, Prisma } from '@osmosis/db';
+import { attemptCountsByRun, type Db, firstAttemptIds, type Prisma } from '@osmosis/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError } from '../errors.ts';
 import { attemptFieldsOfEvents } from '../services/event-attempts.ts';
@@ -72,15 +72,10 @@ export async function progressByRun(db: Db, runIds: string[]): Promise<Map<strin
     });
   }
   if (runIds.length === 0) return out;
-  const rows = await db.attempt.groupBy({
-    by: ['runId', 'status', 'outcome'],
-    where: { runId: { in: runIds } },
-    _count: { _all: true },
-  });
-  for (const row of rows) {
-    const p = out.get(row.runId);
+  for (const row of await attemptCountsByRun(db, runIds)) {
+    const p = out.get(row.run_id);
     if (!p) continue;
-    const n = row._count._all;
+    const n = row.n;
     p.total += n;
     if (row.status === 'running') p.running += n;
     else if (row.status === 'queued') p.queued += n;
@@ -330,12 +325,14 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       });
       const [results, attempts, users, creators, secretScopes] = await Promise.all([
         loadRunResults(app.db, forResults),
-        app.db.attempt.findMany({
-          where: { runId: row.id },
-          include: { task: { select: { name: true } }, agent: { select: { index: true } } },
-          orderBy: [{ agent: { index: 'asc' } }, { task: { name: 'asc' } }, { index: 'asc' }],
-          take: RUN_INFO_MAX_ATTEMPTS + 1,
-        }),
+        // the first attempts found by keyset order; then only those are loaded and sorted
+        firstAttemptIds(app.db, row.id, RUN_INFO_MAX_ATTEMPTS + 1).then((ids) =>
+          app.db.attempt.findMany({
+            where: { id: { in: ids } },
+            include: { task: { select: { name: true } }, agent: { select: { index: true } } },
+            orderBy: [{ agent: { index: 'asc' } }, { task: { name: 'asc' } }, { index: 'asc' }],
+          }),
+        ),
         emails(app.db, [row.createdById]),
         creatorsOf(app.db, [row.createdById]),
         secretScopesOf(app.db, row.id, row.secretRefs),

@@ -3,7 +3,7 @@
 // events). results.csv and logs.txt are produced page by page (keyset pages read from Postgres)
 // as an async iterable of chunks, so a run of any size is streamed with flat memory.
 import type { RunResults } from '@osmosis/contracts';
-import { type Db, eventsAfter, type ResultsCsvKey, resultsCsvPage } from '@osmosis/db';
+import { type Db, eventsAfter, resultsCsvPage } from '@osmosis/db';
 import { QUALITY_COLUMNS, qualityCells } from '../routes/quality-csv.ts';
 
 export function csvField(value: unknown): string {
@@ -142,29 +142,30 @@ export const RESULTS_COLUMNS = [
   'steps',
 ] as const;
 
-/** The run whose rows results.csv lists: its id and its agents' ids and indexes. */
+/** The run whose rows results.csv lists: its id, its benchmark and its agents' ids and indexes. */
 export interface RunRows {
   id: string;
+  benchmarkId: string;
   agents: { id: string; index: number }[];
 }
 
-/** Rows of results.csv per keyset page (a page is one chunk of the stream, ~1 MB). */
-const RESULTS_PAGE = 4000;
+/** Tasks of a keyset page of results.csv (a page is one chunk of the stream, ~1 MB at 3 attempts). */
+const RESULTS_PAGE_TASKS = 1500;
 
 /**
  * results.csv: the header, then one row per attempt by agent index, task name, attempt index
- * (lines built in SQL), one agent at a time in keyset pages.
+ * (lines built in SQL), one agent at a time in keyset pages of tasks.
  */
 export async function* resultsCsvChunks(db: Db, run: RunRows, asOf: Date | null): AsyncGenerator<Buffer> {
   yield Buffer.from(csvLine([...RESULTS_COLUMNS]));
   const agents = [...run.agents].sort((a, b) => a.index - b.index);
   for (const agent of agents) {
-    let after: ResultsCsvKey | null = null;
+    let after: string | null = null;
     for (;;) {
-      const page = await resultsCsvPage(db, run.id, agent.id, after, RESULTS_PAGE, asOf);
+      const page = await resultsCsvPage(db, run, agent.id, after, RESULTS_PAGE_TASKS, asOf);
       if (page.rows > 0) yield Buffer.from(page.text);
-      if (page.rows < RESULTS_PAGE || !page.last) break;
-      after = page.last;
+      if (page.scanned < RESULTS_PAGE_TASKS || page.lastTask === null) break;
+      after = page.lastTask;
     }
   }
 }

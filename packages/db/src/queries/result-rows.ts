@@ -111,37 +111,36 @@ function stepsJson(steps: Prisma.Sql): Prisma.Sql {
     FROM jsonb_array_elements(${steps}) WITH ORDINALITY AS e(s, ord)) END`;
 }
 
-/** Where a page of one agent's rows of results.csv ended: the last (task name, attempt index). */
-export interface ResultsCsvKey {
-  task_name: string;
-  attempt_index: number;
-}
-
 /**
- * Up to `limit` rows of one agent's part of results.csv (no header) after `after`, in (task
- * name, attempt index) order, built as text by Postgres in one value (the columns of
- * docs/downloads.md, same order as resultRowsPage). Keyset pages of one agent: each page reads
- * only that agent's attempts (index attempts(run_id, agent_id, ...)), never the rows before it,
- * so a download of any size costs one pass over the run. `last`: the key of the page's last row.
+ * One page of one agent's part of results.csv (no header): every attempt of the next `tasks`
+ * tasks of the run's benchmark by name after `afterTask`, in (task name, attempt index) order,
+ * built as text by Postgres in one value (the columns of docs/downloads.md, same order as
+ * resultRowsPage). The page walks the tasks in name order (index tasks(benchmark_id, name)) and
+ * looks each one's attempts up (index attempts(run_id, agent_id, task_id, index)): it costs the
+ * page's rows, never a sort of the run. `scanned` < `tasks`: the agent's last page.
  */
 export async function resultsCsvPage(
   db: Db,
-  runId: string,
+  run: { id: string; benchmarkId: string },
   agentId: string,
-  after: ResultsCsvKey | null,
-  limit: number,
+  afterTask: string | null,
+  tasks: number,
   asOf: Date | null = null,
-): Promise<{ text: string; rows: number; last: ResultsCsvKey | null }> {
-  const keyset = after
-    ? Prisma.sql`AND (t.name, a.index) > (${after.task_name}, ${after.attempt_index})`
-    : Prisma.empty;
+): Promise<{ text: string; rows: number; scanned: number; lastTask: string | null }> {
+  const after = afterTask === null ? Prisma.empty : Prisma.sql`AND name > ${afterTask}`;
   const done = asOf ? Prisma.sql`(a.finished_at IS NOT NULL AND a.finished_at <= ${asOf})` : Prisma.sql`TRUE`;
   const m = (col: string) =>
     Prisma.sql`CASE WHEN ${done} THEN ${Prisma.raw(`a.${col}`)} END AS ${Prisma.raw(col)}`;
   const r = (col: string) => Prisma.raw(`r.${col}`);
   const rows = await db.$queryRaw<
-    { text: string | null; rows: number; last_task: string | null; last_index: number | null }[]
+    { text: string | null; rows: number; scanned: number; last_task: string | null }[]
   >`
+    WITH page AS (
+      SELECT id, name, category, difficulty FROM tasks
+      WHERE benchmark_id = ${run.benchmarkId}::uuid ${after}
+      ORDER BY name
+      LIMIT ${tasks}
+    )
     SELECT coalesce(string_agg(concat_ws(',',
         ${csvPlain(r('id'))}, ${csvPlain(r('agent_index'))}, ${csvText(r('harness'))}, ${csvText(r('model'))},
         ${csvText(r('task_name'))}, ${csvText(r('category'))}, ${csvText(r('difficulty'))},
@@ -154,9 +153,9 @@ export async function resultsCsvPage(
         ${csvPlain(r('agent_exit_code'))}, ${csvPlain(r('agent_timed_out'))},
         ${csvTime(r('started_at'))}, ${csvTime(r('finished_at'))}, ${csvText(r('steps'))}
       ) || E'\n', '' ORDER BY r.task_name, r.attempt_index), '') AS text,
-      count(*)::int AS rows,
-      (array_agg(r.task_name ORDER BY r.task_name DESC, r.attempt_index DESC))[1] AS last_task,
-      (array_agg(r.attempt_index ORDER BY r.task_name DESC, r.attempt_index DESC))[1] AS last_index
+      count(r.id)::int AS rows,
+      (SELECT count(*)::int FROM page) AS scanned,
+      (SELECT max(name) FROM page) AS last_task
     FROM (
       SELECT a.id::text AS id, ra.index AS agent_index, ra.harness, ra.model, t.name AS task_name,
         t.category, t.difficulty, a.index AS attempt_index, a.try_count,
@@ -168,18 +167,21 @@ export async function resultsCsvPage(
         CASE WHEN ${asOf === null ? Prisma.sql`TRUE` : Prisma.sql`a.started_at <= ${asOf}`} THEN a.started_at END AS started_at,
         CASE WHEN ${done} THEN a.finished_at END AS finished_at,
         CASE WHEN ${done} THEN ${stepsJson(Prisma.sql`a.steps`)} END AS steps
-      FROM attempts a
+      FROM page t
+      CROSS JOIN LATERAL (
+        SELECT * FROM attempts
+        WHERE run_id = ${run.id}::uuid AND agent_id = ${agentId}::uuid AND task_id = t.id
+          ${asOf === null ? Prisma.empty : Prisma.sql`AND created_at <= ${asOf}`}
+        -- a fence: keeps the per-task index lookup (the planner would rather scan the agent's attempts)
+        OFFSET 0
+      ) a
       JOIN run_agents ra ON ra.id = a.agent_id
-      JOIN tasks t ON t.id = a.task_id
-      WHERE a.run_id = ${runId}::uuid AND a.agent_id = ${agentId}::uuid ${keyset}
-        ${asOf === null ? Prisma.empty : Prisma.sql`AND a.created_at <= ${asOf}`}
-      ORDER BY t.name, a.index
-      LIMIT ${limit}
     ) r`;
   const r0 = rows[0];
-  const last =
-    r0?.last_task != null && r0.last_index != null
-      ? { task_name: r0.last_task, attempt_index: Number(r0.last_index) }
-      : null;
-  return { text: r0?.text ?? '', rows: Number(r0?.rows ?? 0), last };
+  return {
+    text: r0?.text ?? '',
+    rows: Number(r0?.rows ?? 0),
+    scanned: Number(r0?.scanned ?? 0),
+    lastTask: r0?.last_task ?? null,
+  };
 }
