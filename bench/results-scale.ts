@@ -14,8 +14,29 @@
 // flat memory. Aims (issue 17): runs info, run results, leaderboard, runs list < 200 ms median;
 // a logs page < 50 ms; the run page < 250 ms. At the end, the medians of every size side by side.
 //
-// Figures (2 CPUs shared with five other engineers' tests, load average ~4; medians in ms):
-//   (filled in by the final run, see the end of this header)
+// Figures of `node bench/results-scale.ts --reps 7` (2 CPUs shared with five other engineers'
+// test runs: load average 12.0 during the 30,000 run, 7.8 during the 300,000 run; medians, ms):
+//
+//   view                                  aim    30,000   300,000
+//   runs info                            <200     387.5    1050.3   over
+//   run results                          <200      72.2     850.4   over at 300k
+//   runs list                            <200      32.2      28.8
+//   leaderboard                          <200     105.4    1115.4   over at 300k
+//   logs page, newest                     <50      53.1     168.1   over
+//   logs page, next cursor                <50      34.0     222.7   over at 300k
+//   download manifest summary,results              15.4      82.8
+//   download results.csv                         1687.8   16154.2   (6.2 MB / 62 MB)
+//   SSE stream: first progress frame              160.1     572.5
+//   run page, grid page 1                <250    1460.0    4494.9   over
+//   attempt page                                   15.1     207.8
+//   results.csv, API RSS before→peak MiB        182→228   172→267   streamed, not held
+//   seed time                                    12.8 s    38.0 s
+//
+// What is left over the aims (EXPLAIN ANALYZE at 300,000): the quality scores beside pass@1
+// (packages/db/src/queries/quality.ts: three GROUP BYs over every scored attempt) in run
+// results, runs info and the leaderboard; the total_count of the logs page (count(*) of 500,000
+// events); the run page's task grid (pages/runs.ts: `t.id IN (SELECT task_id FROM attempts …)`
+// with count(*) OVER (), twice); runs info's 500 attempts serialized.
 //
 //   cd /work/main && source scripts/env.sh && scripts/services.sh start
 //   node bench/results-scale.ts [30000] [300000] [--reps 15] [--chromium] [--keep]
