@@ -10,7 +10,7 @@ import {
   findRunForResults,
   loadRunResults,
   resultsInput,
-} from '../apps/api/src/routes/results.ts';
+} from '../apps/api/src/services/run-results.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { type Outcome, type SeededRun, type SyntheticAttempt, seedRun } from './results-seed.ts';
 
@@ -24,6 +24,13 @@ function rng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** The run as results.csv reads it: its id and its agents in index order. */
+const rowsOf = (run: SeededRun) => ({
+  id: run.runId,
+  benchmarkId: run.benchmarkId,
+  agents: run.agentIds.map((id, index) => ({ id, index })),
+});
 
 let tdb: TestDatabase;
 let seeded: SeededRun;
@@ -190,7 +197,7 @@ describe('results aggregations (SQL) vs the pure scorers on raw attempts', () =>
 
 describe('results.csv built in SQL', () => {
   it('equals the same rows formatted by csvLine in JS (quoting, nulls, numbers, times)', async () => {
-    const { csvLine, RESULTS_COLUMNS, resultsCsv } = await import('../apps/api/src/routes/downloads.ts');
+    const { csvLine, RESULTS_COLUMNS, resultsCsv } = await import('../apps/api/src/services/download-csv.ts');
     const { resultRowsPage } = await import('@osmosis/db');
     const tricky = await seedRun(tdb.db, {
       tasks: 3,
@@ -258,7 +265,7 @@ describe('results.csv built in SQL', () => {
           ]);
         })
         .join('');
-    const sql = (await resultsCsv(tdb.db, tricky.runId, null)).toString();
+    const sql = (await resultsCsv(tdb.db, rowsOf(tricky), null)).toString();
     expect(sql).toBe(js);
     expect(sql).toContain('"a,b","say ""hi"""');
     expect(sql).toContain('," padded",');
@@ -267,7 +274,7 @@ describe('results.csv built in SQL', () => {
   });
 
   it("a multi-step attempt's row ends with its steps as JSON; single-step rows leave the column empty", async () => {
-    const { RESULTS_COLUMNS, resultsCsv } = await import('../apps/api/src/routes/downloads.ts');
+    const { RESULTS_COLUMNS, resultsCsv } = await import('../apps/api/src/services/download-csv.ts');
     // finished a minute from now: a snapshot taken now has them unfinished
     const finishedAt = new Date(Date.now() + 60_000);
     const run = await seedRun(tdb.db, {
@@ -294,7 +301,7 @@ describe('results.csv built in SQL', () => {
       where: { id: odd?.id },
       data: { steps: [{ name: 7, reward: 'high', outcome: ['x'], agent_ms: '5', verifier_ms: 3 }, 'junk'] },
     });
-    const table = parseCsv((await resultsCsv(tdb.db, run.runId, null)).toString());
+    const table = parseCsv((await resultsCsv(tdb.db, rowsOf(run), null)).toString());
     expect(table[0]).toEqual([...RESULTS_COLUMNS]);
     expect(table[0]?.at(-1)).toBe('steps');
     expect(table).toHaveLength(4);
@@ -311,7 +318,7 @@ describe('results.csv built in SQL', () => {
       { name: null, reward: null, outcome: null, duration_ms: null },
     ]);
     // a snapshot from before the attempt finished shows no steps yet
-    const before = parseCsv((await resultsCsv(tdb.db, run.runId, new Date())).toString());
+    const before = parseCsv((await resultsCsv(tdb.db, rowsOf(run), new Date())).toString());
     expect(before.slice(1).map((row) => [row[9], row.at(-1)])).toEqual([
       ['pending', ''],
       ['pending', ''],

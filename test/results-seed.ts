@@ -192,7 +192,8 @@ export async function seedRun(db: Db, options: SeedOptions): Promise<SeededRun> 
       }
     }
   }
-  const CHUNK = 10_000;
+  // few big statements: the roll-up trigger on attempts (migration 20261205090000) runs once per statement
+  const CHUNK = 100_000;
   for (let i = 0; i < attempts.length; i += CHUNK) {
     const chunk = attempts.slice(i, i + CHUNK);
     const col = <K extends keyof (SyntheticAttempt & { id: string })>(k: K) => chunk.map((a) => a[k]);

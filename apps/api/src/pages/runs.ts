@@ -12,10 +12,10 @@ import {
 } from '@osmosis/contracts';
 import type { FastifyReply } from 'fastify';
 import { isUuid } from '../auth.ts';
-import type { BlobSource } from '../routes/downloads.ts';
-import { findRunForResults, runResultsByName } from '../routes/results.ts';
+import type { BlobSource } from '../routes/download-bytes.ts';
 import { listRuns } from '../services/run-list.ts';
 import { attemptWithEvents, runGrid, runPageRun } from '../services/run-page.ts';
+import { findRunForResults, runResultsByName } from '../services/run-results.ts';
 import { faultsOfRuns } from '../services/workers.ts';
 import { stepsSection } from './attempt-steps.ts';
 import { intervalSvg, passAtKCurve } from './charts.ts';

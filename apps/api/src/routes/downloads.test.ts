@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachmentDisposition } from './downloads.ts';
+import { attachmentDisposition } from './download-bytes.ts';
 
 describe('attachmentDisposition', () => {
   it('names an artifact by its last segment, safe as ASCII and in full as RFC 5987', () => {

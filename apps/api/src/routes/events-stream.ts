@@ -19,7 +19,8 @@ import { type Db, type EventRow, eventsAfter, lastEventId, runOutcomeCounts } fr
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { loadRunResults, RunNameParams, runOr404 } from './results.ts';
+import { loadRunResults, runOr404 } from '../services/run-results.ts';
+import { RunNameParams } from './results.ts';
 
 export const STREAM_DEFAULT_INTERVAL_MS = 1000;
 const HEARTBEAT_MS = 15_000;

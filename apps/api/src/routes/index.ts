@@ -3,8 +3,11 @@
 // `routes/<resource>.ts` exporting a FastifyPluginAsyncZod and append one line to the list.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { benchmarkRoutes } from './benchmarks.ts';
+import { downloadRoutes } from './downloads.ts';
 import { endpointHostRoutes } from './endpoint-hosts.ts';
+import { eventStreamRoutes } from './events-stream.ts';
 import { gitLinkRoutes } from './git-links.ts';
+import { leaderboardRoutes } from './leaderboard.ts';
 import { meRoutes } from './me.ts';
 import { memberRoutes } from './members.ts';
 import { queueRoutes } from './queues.ts';
@@ -25,7 +28,10 @@ export const routes: FastifyPluginAsyncZod[] = [
   workspaceRoutes,
   memberRoutes,
   tokenRoutes,
-  resultRoutes, // + leaderboard, downloads, run stream
+  resultRoutes,
+  leaderboardRoutes,
+  downloadRoutes,
+  eventStreamRoutes,
   secretRoutes,
   benchmarkRoutes,
   runRoutes,

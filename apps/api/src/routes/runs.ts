@@ -20,8 +20,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { runEventsPage } from '../services/run-events.ts';
 import { runInfo } from '../services/run-info.ts';
 import { listRuns } from '../services/run-list.ts';
+import { runOr404 } from '../services/run-results.ts';
 import { stopRunByName } from '../services/run-stop.ts';
-import { RunNameParams, runOr404 } from './results.ts';
+import { RunNameParams } from './results.ts';
 
 export const runRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(

@@ -1,11 +1,11 @@
 // One run as `runs info` and the run page show it: settings, progress, scores, agents and the
 // first RUN_INFO_MAX_ATTEMPTS attempts with their retries.
 import { type AttemptInfo, AttemptSteps, RUN_INFO_MAX_ATTEMPTS, type RunInfo } from '@osmosis/contracts';
-import type { Db } from '@osmosis/db';
-import { loadRunResults, runOr404 } from '../routes/results.ts';
+import { type Db, firstAttemptIds } from '@osmosis/db';
 import { stopReasonOf } from '../routes/run-budget.ts';
 import type { ServiceDeps } from './deps.ts';
 import { creatorsOf, RUN_LIST_INCLUDE, summary } from './run-list.ts';
+import { loadRunResults, runOr404 } from './run-results.ts';
 import { iso } from './serialize.ts';
 import { faultsOfRuns } from './workers.ts';
 
@@ -60,12 +60,13 @@ interface HistoryEntry {
 
 type AttemptRow = Awaited<ReturnType<typeof attemptsOf>>[number];
 
-function attemptsOf(db: Db, runId: string) {
+// the first attempts found by keyset order (packages/db); then only those are loaded and sorted
+async function attemptsOf(db: Db, runId: string) {
+  const ids = await firstAttemptIds(db, runId, RUN_INFO_MAX_ATTEMPTS + 1);
   return db.attempt.findMany({
-    where: { runId },
+    where: { id: { in: ids } },
     include: { task: { select: { name: true } }, agent: { select: { index: true } } },
     orderBy: [{ agent: { index: 'asc' } }, { task: { name: 'asc' } }, { index: 'asc' }],
-    take: RUN_INFO_MAX_ATTEMPTS + 1,
   });
 }
 

@@ -7,9 +7,9 @@ import type {
   RunStatusName,
   RunSummary,
 } from '@osmosis/contracts';
-import type { Db, Prisma } from '@osmosis/db';
-import { bestPassAt1ByRun } from '../routes/results.ts';
+import { attemptCountsByRun, type Db, type Prisma } from '@osmosis/db';
 import type { ServiceDeps } from './deps.ts';
+import { bestPassAt1ByRun } from './run-results.ts';
 import { iso, page } from './serialize.ts';
 import { faultsOfRuns } from './workers.ts';
 
@@ -49,15 +49,10 @@ export async function progressByRun(db: Db, runIds: string[]): Promise<Map<strin
     });
   }
   if (runIds.length === 0) return out;
-  const rows = await db.attempt.groupBy({
-    by: ['runId', 'status', 'outcome'],
-    where: { runId: { in: runIds } },
-    _count: { _all: true },
-  });
-  for (const row of rows) {
-    const p = out.get(row.runId);
+  for (const row of await attemptCountsByRun(db, runIds)) {
+    const p = out.get(row.run_id);
     if (!p) continue;
-    const n = row._count._all;
+    const n = row.n;
     p.total += n;
     if (row.status === 'running') p.running += n;
     else if (row.status === 'queued') p.queued += n;

@@ -5,8 +5,8 @@ import { appendRunEvent, type Db } from '@osmosis/db';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../errors.ts';
-import { runOr404 } from '../routes/results.ts';
 import type { ServiceDeps } from './deps.ts';
+import { runOr404 } from './run-results.ts';
 
 export interface StopOutcome {
   id: string;

@@ -1,0 +1,113 @@
+// The generated files of a download (summary.csv, results.csv, logs.txt) as the routes serve
+// them. A manifest needs each file's size and the download that follows asks for the same bytes,
+// so what one pass learnt is kept briefly: the size of every file, and the bytes of small ones
+// (up to 16 MiB each, 64 MiB in all). A big file is generated again for each download and
+// streamed page by page, so the API's memory stays flat whatever the run's size. The key pins
+// the content: a snapshot by its as-of time (content as of a past instant), a terminal run by
+// its status and finish time; entries live 30 s. Another API instance simply generates again.
+import { Readable } from 'node:stream';
+import type { Db } from '@osmosis/db';
+import { logsTxtChunks, resultsCsvChunks, summaryCsv } from './download-csv.ts';
+import { loadRunResults, type RunForResults } from './run-results.ts';
+
+export type GeneratedKind = 'summary' | 'results' | 'logs';
+
+const TTL_MS = 30_000;
+const MAX_BYTES = 64 * 1024 * 1024;
+const MAX_KEPT_FILE = MAX_BYTES / 4;
+const entries = new Map<string, { at: number; size: number; buf: Buffer | null }>();
+let keptBytes = 0;
+
+function keyOf(run: RunForResults, kind: GeneratedKind, asOf: Date | null): string | null {
+  if (asOf) return `${run.id}|${kind}|asof:${asOf.toISOString()}`;
+  if (run.status === 'finished' || run.status === 'failed' || run.status === 'stopped') {
+    return `${run.id}|${kind}|${run.status}:${run.finishedAt?.toISOString() ?? ''}`;
+  }
+  return null;
+}
+
+function expire(now: number): void {
+  for (const [k, v] of entries) {
+    if (now - v.at <= TTL_MS) break; // insertion order: the rest are newer
+    drop(k);
+  }
+}
+
+function drop(key: string): void {
+  const entry = entries.get(key);
+  if (!entry) return;
+  entries.delete(key);
+  keptBytes -= entry.buf?.length ?? 0;
+}
+
+function remember(key: string | null, size: number, buf: Buffer | null): void {
+  if (!key) return;
+  drop(key);
+  const kept = buf && buf.length <= MAX_KEPT_FILE ? buf : null;
+  entries.set(key, { at: Date.now(), size, buf: kept });
+  keptBytes += kept?.length ?? 0;
+  for (const [k, v] of entries) {
+    if (keptBytes <= MAX_BYTES) break;
+    if (v.buf) drop(k);
+  }
+}
+
+async function* chunksOf(
+  db: Db,
+  run: RunForResults,
+  kind: GeneratedKind,
+  asOf: Date | null,
+): AsyncGenerator<Buffer> {
+  if (kind === 'summary')
+    yield Buffer.from(summaryCsv(await loadRunResults(db, run, asOf ?? undefined, asOf)));
+  else if (kind === 'results') yield* resultsCsvChunks(db, run, asOf);
+  else yield* logsTxtChunks(db, run.id, asOf);
+}
+
+/** A generated file: its bytes when small and known, its size when known, and a fresh stream. */
+export interface GeneratedFile {
+  size: number | null;
+  buf: Buffer | null;
+  stream(): Readable;
+}
+
+/**
+ * The file of `kind`. With `needSize` (a manifest, a range request) an unknown size is counted
+ * by generating the file once (its bytes kept when small); else a file not seen yet has size
+ * null and its stream records the size when it ends.
+ */
+export async function generatedFile(
+  db: Db,
+  run: RunForResults,
+  kind: GeneratedKind,
+  asOf: Date | null,
+  needSize: boolean,
+): Promise<GeneratedFile> {
+  const key = keyOf(run, kind, asOf);
+  expire(Date.now());
+  const hit = key ? entries.get(key) : undefined;
+  const fresh = () => Readable.from(chunksOf(db, run, kind, asOf), { objectMode: false });
+  if (hit)
+    return { size: hit.size, buf: hit.buf, stream: () => (hit.buf ? Readable.from([hit.buf]) : fresh()) };
+  if (needSize) {
+    let size = 0;
+    const parts: Buffer[] = [];
+    for await (const chunk of chunksOf(db, run, kind, asOf)) {
+      size += chunk.length;
+      if (size <= MAX_KEPT_FILE) parts.push(chunk);
+      else parts.length = 0;
+    }
+    const buf = size <= MAX_KEPT_FILE ? Buffer.concat(parts) : null;
+    remember(key, size, buf);
+    return { size, buf, stream: () => (buf ? Readable.from([buf]) : fresh()) };
+  }
+  const counted = async function* (): AsyncGenerator<Buffer> {
+    let size = 0;
+    for await (const chunk of chunksOf(db, run, kind, asOf)) {
+      size += chunk.length;
+      yield chunk;
+    }
+    remember(key, size, null);
+  };
+  return { size: null, buf: null, stream: () => Readable.from(counted(), { objectMode: false }) };
+}
