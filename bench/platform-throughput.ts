@@ -177,6 +177,11 @@ async function main(): Promise<void> {
         ...common,
         OSMOSIS_WORKER_ID: `${prefix}-worker`,
         OSMOSIS_WORKER_CONCURRENCY: String(Math.max(...LEVELS)),
+        // the worker reserves each attempt's cpus (1) and memory (2048 MB, task.toml's defaults):
+        // it advertises room for the highest level, as the bare side starts that many containers
+        // with the same limits on the same host
+        OSMOSIS_WORKER_CPUS: String(Math.max(...LEVELS)),
+        OSMOSIS_WORKER_MEMORY_MB: String(Math.max(...LEVELS) * 2048),
         OSMOSIS_SANDBOX_SCOPE: prefix,
       },
       'worker',

@@ -3,7 +3,7 @@
 // error class `engine_unavailable`: the worker then pauses, probes the engine and re-runs the
 // attempt without using a retry (queues/attempt.ts).
 import { engineTrouble, LABELS, type Sandbox } from '@osmosis/sandbox';
-import type { PipelineDeps } from './pipeline.ts';
+import type { PipelineDeps } from './trial-types.ts';
 
 /** Why the engine (not the task) failed this attempt, or null. Never throws. */
 export async function engineFailure(

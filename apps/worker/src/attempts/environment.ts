@@ -23,16 +23,9 @@ import { COMPOSE_FILES, checkComposeFile, DEFAULT_TASK_LIMITS, walkFiles } from 
 import { scopeLabel } from './engine-errors.ts';
 import { limitRefusal } from './sandbox-guards.ts';
 import { Cancelled, messageOf, PhaseError, type TrialContext } from './trial-context.ts';
+import type { AttemptEnvironment } from './trial-types.ts';
 
-export interface AttemptEnvironment {
-  kind: 'container' | 'compose';
-  /** where the agent and the verifier run */
-  main: Sandbox;
-  /** for the event log: what was started */
-  description: string;
-  /** removes everything the environment made (idempotent) */
-  destroy(): Promise<void>;
-}
+export type { AttemptEnvironment } from './trial-types.ts';
 
 /** The directories every sandbox has before anything runs (one archive upload, no exec). */
 const LOG_DIRECTORIES = [

@@ -7,7 +7,7 @@ import { lstat, rename, rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Scrubber } from '@osmosis/core';
-import type { ArtifactFile, AttemptEvent } from './pipeline.ts';
+import type { ArtifactFile, AttemptEvent } from './trial-types.ts';
 
 type Emit = (event: Omit<AttemptEvent, 'timestamp'>) => void;
 

@@ -9,10 +9,10 @@ import {
   DEFAULT_TASK_LIMITS,
   type TrialStepSpec,
 } from '@osmosis/tasks';
-import type { AttemptEnvironment } from './environment.ts';
 import { scrubEvent } from './output-scrub.ts';
 import { storageBreachRejection } from './sandbox-guards.ts';
 import type {
+  AttemptEnvironment,
   AttemptEvent,
   AttemptInput,
   AttemptPhase,

@@ -3,7 +3,7 @@
 // only the worker sees (host paths of artifact files, the build log, command times).
 import type { AttemptResult, AttemptEvent as StoredEvent, TaskConfig } from '@osmosis/contracts';
 import type { Harness, HarnessEvent, HarnessSandbox, HarnessUsage } from '@osmosis/harness';
-import type { Docker } from '@osmosis/sandbox';
+import type { Docker, Sandbox } from '@osmosis/sandbox';
 import type { TaskLimits } from '@osmosis/tasks';
 
 /** A lifecycle event as the trial reports it (always stamped). */
@@ -121,4 +121,15 @@ export interface TrialResult extends Omit<AttemptResult, 'artifacts' | 'events'>
   events: AttemptEvent[];
   /** Things asked for that the engine could not apply (e.g. storage limits). */
   notes: string[];
+}
+
+/** What prepare-environment made: a single container or a compose project (environment.ts). */
+export interface AttemptEnvironment {
+  kind: 'container' | 'compose';
+  /** where the agent and the verifier run */
+  main: Sandbox;
+  /** for the event log: what was started */
+  description: string;
+  /** removes everything the environment made (idempotent) */
+  destroy(): Promise<void>;
 }
