@@ -82,6 +82,7 @@ function runInfo(name: string) {
     errored_share: null,
     unranked_reason: null,
     waiting: [],
+    waiting_reason: null,
     timeout_multiplier: 1,
     max_retries: 0,
     pass_threshold: 1,
