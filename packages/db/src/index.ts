@@ -11,5 +11,6 @@ export * from './queries/quality.ts';
 export * from './queries/result-rows.ts';
 export * from './queries/results.ts';
 export * from './queries/run-attempts.ts';
+export * from './queries/run-event-count.ts';
 export * from './queries/run-events.ts';
 export { isDatabaseUnavailable } from './unavailable.ts';

@@ -4,7 +4,7 @@
 // rows from @osmosis/db.
 import { type AgentQuality, type Comparability, HarnessInfo, type RunResults } from '@osmosis/contracts';
 import { calibrationBeta, calibrationError, meanTaskScore, terminus2Comparability } from '@osmosis/core';
-import { type AgentQualityRows, agentQualityRows, type Db } from '@osmosis/db';
+import { type AgentQualityNeeds, type AgentQualityRows, agentQualityRows, type Db } from '@osmosis/db';
 
 interface BenchmarkFacts {
   defaultHarness: string;
@@ -30,6 +30,15 @@ function comparabilityOf(
       attempts: i.attempts,
     })),
   });
+}
+
+/** The inputs qualityOf reads for this benchmark (comparability's rule asked with no infos). */
+function needsOf(benchmark: BenchmarkFacts): AgentQualityNeeds {
+  return {
+    infos: comparabilityOf(benchmark, 'terminus-2', undefined) !== null,
+    confidences: benchmark.judgeKind === 'hle',
+    tasks: benchmark.judgeKind === 'gdpval',
+  };
 }
 
 function qualityOf(
@@ -65,7 +74,7 @@ export async function withQuality(
   });
   if (!facts) return results;
   const taskSet = (facts.selection as { task_set?: unknown } | null)?.task_set;
-  const rows = await agentQualityRows(db, { runIds: [run.id], asOf });
+  const rows = await agentQualityRows(db, { runIds: [run.id], asOf, need: needsOf(facts.benchmark) });
   return {
     ...results,
     agents: results.agents.map((a) => ({
@@ -95,6 +104,7 @@ export async function candidatesComparability(
   const rows = await agentQualityRows(db, {
     runIds: [...new Set(candidates.map((c) => c.run_id))],
     agentIds: candidates.map((c) => c.agent_id),
+    need: { ...needsOf(benchmark), confidences: false, tasks: false },
   });
   for (const c of candidates)
     out.set(c.agent_id, comparabilityOf(benchmark, c.harness, rows.get(c.agent_id)));

@@ -1,7 +1,7 @@
 // A page of a run's lifecycle events (`runs logs`): keyset pages by id, the newest page first,
 // oldest first within a page; `next_cursor` pages further back.
 import type { RunEventsQuery } from '@osmosis/contracts';
-import type { Db, Prisma } from '@osmosis/db';
+import { type Db, type Prisma, runEventCount } from '@osmosis/db';
 import { attemptFieldsOfEvents } from './event-attempts.ts';
 import { iso } from './serialize.ts';
 
@@ -10,7 +10,7 @@ export async function runEventsPage(db: Db, runId: string, query: RunEventsQuery
   const where: Prisma.RunEventWhereInput = { runId };
   if (cursor) where.id = { lt: BigInt(cursor) };
   const [total, rows] = await Promise.all([
-    db.runEvent.count({ where: { runId } }),
+    runEventCount(db, runId),
     db.runEvent.findMany({ where, orderBy: { id: 'desc' }, take: limit + 1 }),
   ]);
   const hasMore = rows.length > limit;

@@ -28,17 +28,33 @@ export async function runGrid(
   runId: string,
   filter: { show: string; category: string; offset: number; limit: number },
 ) {
-  const outcomeFilter = filter.show ? Prisma.sql`AND a.outcome::text = ${filter.show}` : Prisma.empty;
+  const run = await db.run.findUniqueOrThrow({
+    where: { id: runId },
+    select: { benchmarkId: true, taskCount: true },
+  });
+  // compared as the enum so the probe uses the index on (run_id, task_id, outcome)
+  const outcomeFilter = filter.show
+    ? Prisma.sql`AND a.outcome = ${filter.show}::"AttemptOutcome"`
+    : Prisma.empty;
   const categoryFilter = filter.category ? Prisma.sql`AND t.category = ${filter.category}` : Prisma.empty;
-  const [tasks, categories] = await Promise.all([
-    db.$queryRaw<{ id: string; name: string; category: string | null; total: bigint }[]>`
-      SELECT t.id::text AS id, t.name, t.category, count(*) OVER () AS total FROM tasks t
-      WHERE t.id IN (SELECT a.task_id FROM attempts a WHERE a.run_id = ${runId}::uuid ${outcomeFilter}) ${categoryFilter}
+  // the run's tasks: its benchmark's, by name, that it has an attempt at (one index probe each)
+  const ofRun = Prisma.sql`t.benchmark_id = ${run.benchmarkId}::uuid ${categoryFilter}
+    AND EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = ${runId}::uuid AND a.task_id = t.id ${outcomeFilter})`;
+  const filtered = Boolean(filter.show || filter.category);
+  const [tasks, categories, counted] = await Promise.all([
+    db.$queryRaw<{ id: string; name: string; category: string | null }[]>`
+      SELECT t.id::text AS id, t.name, t.category FROM tasks t WHERE ${ofRun}
       ORDER BY t.name LIMIT ${filter.limit} OFFSET ${filter.offset}`,
     db.$queryRaw<{ category: string }[]>`
-      SELECT DISTINCT t.category FROM tasks t
-      WHERE t.category IS NOT NULL AND t.id IN (SELECT a.task_id FROM attempts a WHERE a.run_id = ${runId}::uuid)
+      SELECT c.category FROM (SELECT DISTINCT category FROM tasks
+        WHERE benchmark_id = ${run.benchmarkId}::uuid AND category IS NOT NULL) c
+      WHERE EXISTS (SELECT 1 FROM tasks t WHERE t.benchmark_id = ${run.benchmarkId}::uuid
+        AND t.category = c.category
+        AND EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = ${runId}::uuid AND a.task_id = t.id))
       ORDER BY 1`,
+    filtered
+      ? db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM tasks t WHERE ${ofRun}`
+      : Promise.resolve([{ n: run.taskCount }]),
   ]);
   const attempts = tasks.length
     ? await db.attempt.findMany({
@@ -55,7 +71,7 @@ export async function runGrid(
         orderBy: { index: 'asc' },
       })
     : [];
-  return { tasks, categories, totalTasks: Number(tasks[0]?.total ?? 0), attempts };
+  return { tasks, categories, totalTasks: counted[0]?.n ?? 0, attempts };
 }
 
 /** Attempt `id` of run `name` in the workspace, with its artifacts and first 500 events; null when there is none. */

@@ -1,6 +1,9 @@
 // Per-agent inputs of the scores beside pass@1 (packages/core scoring: comparability,
 // calibration, mean task score): the harness infos of scored attempts, the stated confidences of
 // judged HLE answers, and each task's reward sum. Finished attempts only; `asOf` as in results.ts.
+// Only the inputs a caller asks for are read (a benchmark without a judge needs neither
+// confidences nor task sums); the harness infos come from their roll-up
+// (migration 20261206090000_agent_harness_infos) unless `asOf` asks for a past snapshot.
 
 import type { Db } from '../client.ts';
 import { Prisma } from '../generated/prisma/client.ts';
@@ -14,16 +17,24 @@ export interface AgentQualityRows {
   tasks: { sum: number; attempts: number }[];
 }
 
+/** Which inputs to read; all of them when not given. */
+export interface AgentQualityNeeds {
+  infos: boolean;
+  confidences: boolean;
+  tasks: boolean;
+}
+
 const SCORED = Prisma.sql`status = 'finished' AND outcome IN ('passed', 'failed', 'errored')`;
 
 export async function agentQualityRows(
   db: Db,
-  scope: { runIds: string[]; agentIds?: string[]; asOf?: Date | null },
+  scope: { runIds: string[]; agentIds?: string[]; asOf?: Date | null; need?: AgentQualityNeeds },
 ): Promise<Map<string, AgentQualityRows>> {
   const out = new Map<string, AgentQualityRows>();
   if (scope.runIds.length === 0) return out;
-  const where = Prisma.sql`run_id = ANY(${scope.runIds}::uuid[])
-    ${scope.agentIds ? Prisma.sql`AND agent_id = ANY(${scope.agentIds}::uuid[])` : Prisma.empty}
+  const need = scope.need ?? { infos: true, confidences: true, tasks: true };
+  const agents = scope.agentIds ? Prisma.sql`AND agent_id = ANY(${scope.agentIds}::uuid[])` : Prisma.empty;
+  const where = Prisma.sql`run_id = ANY(${scope.runIds}::uuid[]) ${agents}
     ${scope.asOf ? Prisma.sql`AND finished_at <= ${scope.asOf}` : Prisma.empty}
     AND ${SCORED}`;
   const entry = (id: string) => {
@@ -34,16 +45,27 @@ export async function agentQualityRows(
     }
     return e;
   };
+  const none = Promise.resolve([]);
   const [infos, confidences, tasks] = await Promise.all([
-    db.$queryRaw<{ agent_id: string; info: unknown; n: number }[]>`
+    !need.infos
+      ? none
+      : scope.asOf
+        ? db.$queryRaw<{ agent_id: string; info: unknown; n: number }[]>`
       SELECT agent_id::text, harness_info AS info, count(*)::int AS n
-      FROM attempts WHERE ${where} GROUP BY agent_id, harness_info`,
-    db.$queryRaw<{ agent_id: string; confidence: number; reward: number | null }[]>`
+      FROM attempts WHERE ${where} GROUP BY agent_id, harness_info`
+        : db.$queryRaw<{ agent_id: string; info: unknown; n: number }[]>`
+      SELECT agent_id::text, info, n FROM agent_harness_infos
+      WHERE run_id = ANY(${scope.runIds}::uuid[]) ${agents} AND n > 0`,
+    !need.confidences
+      ? none
+      : db.$queryRaw<{ agent_id: string; confidence: number; reward: number | null }[]>`
       SELECT agent_id::text, (rewards ->> 'confidence')::float8 AS confidence, reward
       FROM attempts
       WHERE ${where} AND outcome <> 'errored' AND jsonb_typeof(rewards -> 'confidence') = 'number'
       ORDER BY created_at, id`,
-    db.$queryRaw<{ agent_id: string; sum: number; n: number }[]>`
+    !need.tasks
+      ? none
+      : db.$queryRaw<{ agent_id: string; sum: number; n: number }[]>`
       SELECT agent_id::text, sum(CASE WHEN outcome = 'errored' THEN 0 ELSE COALESCE(reward, 0) END)::float8 AS sum,
         count(*)::int AS n
       FROM attempts WHERE ${where} GROUP BY agent_id, task_id`,
