@@ -14,29 +14,28 @@
 // flat memory. Aims (issue 17): runs info, run results, leaderboard, runs list < 200 ms median;
 // a logs page < 50 ms; the run page < 250 ms. At the end, the medians of every size side by side.
 //
-// Figures of `node bench/results-scale.ts --reps 7` (2 CPUs shared with five other engineers'
-// test runs: load average 12.0 during the 30,000 run, 7.8 during the 300,000 run; medians, ms):
+// Figures of `node bench/results-scale.ts --reps 7` on 2026-12-01 (2 CPUs, nothing else running:
+// load average 2.0–9.8; medians, ms), after the per-agent roll-ups, the harness-info roll-up, the
+// per-run event tallies and the grid by task name:
 //
 //   view                                  aim    30,000   300,000
-//   runs info                            <200     387.5    1050.3   over
-//   run results                          <200      72.2     850.4   over at 300k
-//   runs list                            <200      32.2      28.8
-//   leaderboard                          <200     105.4    1115.4   over at 300k
-//   logs page, newest                     <50      53.1     168.1   over
-//   logs page, next cursor                <50      34.0     222.7   over at 300k
-//   download manifest summary,results              15.4      82.8
-//   download results.csv                         1687.8   16154.2   (6.2 MB / 62 MB)
-//   SSE stream: first progress frame              160.1     572.5
-//   run page, grid page 1                <250    1460.0    4494.9   over
-//   attempt page                                   15.1     207.8
-//   results.csv, API RSS before→peak MiB        182→228   172→267   streamed, not held
-//   seed time                                    12.8 s    38.0 s
+//   runs info                            <200     108.6     129.0
+//   run results                          <200      12.2      11.0
+//   runs list                            <200      14.0      13.4
+//   leaderboard                          <200      14.7      16.4
+//   logs page, newest                     <50      11.2      11.2
+//   logs page, next cursor                <50      10.5       8.6
+//   download results.csv                          704.7    7637.6   (6.2 MB / 62 MB)
+//   SSE stream: first progress frame               15.0      21.8
+//   run page, grid page 1                <250     576.9    2451.1   over
+//   attempt page                                   13.9     106.9
+//   results.csv, API RSS before→peak MiB        170→217   171→253   streamed, not held
+//   seed time                                     4.5 s    29.0 s
 //
-// What is left over the aims (EXPLAIN ANALYZE at 300,000): the quality scores beside pass@1
-// (packages/db/src/queries/quality.ts: three GROUP BYs over every scored attempt) in run
-// results, runs info and the leaderboard; the total_count of the logs page (count(*) of 500,000
-// events); the run page's task grid (pages/runs.ts: `t.id IN (SELECT task_id FROM attempts …)`
-// with count(*) OVER (), twice); runs info's 500 attempts serialized.
+// What is left over the aim: the run page computes, on every view, the paired comparison of its
+// first two agents (services/run-compare.ts: a 10,000-resample bootstrap and sign-flip test over
+// every task, 1.8 s of which ~1.4 s is JavaScript at 10,000 tasks) and, for an ended run, the
+// retry preview (0.3 s). The grid itself is 43 ms, the results 28 ms.
 //
 //   cd /work/main && source scripts/env.sh && scripts/services.sh start
 //   node bench/results-scale.ts [30000] [300000] [--reps 15] [--chromium] [--keep]
