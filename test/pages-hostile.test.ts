@@ -1,0 +1,107 @@
+// Hostile query strings and path parts against every server-rendered page that calls the API's
+// services directly (not through /v1): each answer is a page with a 4xx status or the page itself,
+// never a 5xx, and nothing a member typed is echoed unescaped. Another workspace's run stays a 404.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SeededMember, startTestApi, type TestApi } from '../apps/api/src/testing.ts';
+import { type Browserish, get, postForm, signIn } from './pages-support.ts';
+import { seedBenchmark, seedRun } from './results-seed.ts';
+
+let api: TestApi;
+let owner: SeededMember;
+let viewer: SeededMember;
+let who: Browserish;
+let viewerWho: Browserish;
+
+const MARK = '<script>alert(1)</script>';
+const LONG = 'x'.repeat(20_000);
+
+beforeAll(async () => {
+  api = await startTestApi();
+  owner = await api.seedWorkspace();
+  viewer = await api.addMember(owner.workspaceId, 'viewer');
+  const other = await api.seedWorkspace();
+  const bench = await seedBenchmark(api.db, owner.workspaceId, 3, 'hostile-bench');
+  await seedRun(api.db, {
+    workspaceId: owner.workspaceId,
+    userId: owner.userId,
+    benchmarkId: bench.benchmarkId,
+    tasks: 3,
+    runName: 'calm-heron',
+    attemptsPerTask: 1,
+    agents: [
+      { harness: 'oracle', model: 'oracle' },
+      { harness: 'nop', model: 'none' },
+    ],
+  });
+  const theirs = await seedBenchmark(api.db, other.workspaceId, 1, 'their-bench');
+  await seedRun(api.db, {
+    workspaceId: other.workspaceId,
+    userId: other.userId,
+    benchmarkId: theirs.benchmarkId,
+    tasks: 1,
+    runName: 'their-run',
+    attemptsPerTask: 1,
+    agents: [{ harness: 'oracle', model: 'oracle' }],
+  });
+  who = await signIn(api.url, owner.token);
+  viewerWho = await signIn(api.url, viewer.token);
+}, 60_000);
+
+afterAll(async () => {
+  await api?.close();
+});
+
+const enc = encodeURIComponent;
+
+describe('pages under hostile input', () => {
+  it('answers every hostile GET with a 4xx or the page, never a 5xx, never the raw markup', async () => {
+    const paths = [
+      `/runs?offset=${enc('-1')}`,
+      '/runs?offset=1e309',
+      '/runs?offset=99999999999999999999999',
+      `/runs?benchmark=${enc(MARK)}`,
+      '/runs?benchmark[]=a&benchmark[]=b',
+      `/runs?benchmark=${LONG}`,
+      `/runs/${enc(MARK)}`,
+      `/runs/${LONG}`,
+      `/runs/calm-heron?page=-5&show=${enc(MARK)}&category=${enc(MARK)}`,
+      '/runs/calm-heron?page=1e309',
+      '/runs/calm-heron?page[]=1',
+      `/runs/calm-heron?cmp_a=${enc(MARK)}&cmp_b=-1`,
+      '/runs/calm-heron/attempts/not-a-uuid',
+      '/runs/calm-heron/attempts/00000000-0000-0000-0000-000000000000',
+      `/runs/calm-heron/attempts/${enc('../../etc/passwd')}`,
+      '/runs/calm-heron/stop',
+      '/runs/their-run',
+      '/runs/their-run/stop',
+      `/benchmarks/${enc(MARK)}`,
+      `/benchmarks/hostile-bench?q=${enc(MARK)}`,
+      `/benchmarks/hostile-bench?q=${LONG}`,
+      '/benchmarks/hostile-bench?q[]=a',
+      '/benchmarks/their-bench',
+      `/quality?benchmark=${enc(MARK)}`,
+      '/operators',
+    ];
+    for (const p of paths) {
+      const res = await get(api.url, p, who);
+      expect(res.status, p).toBeLessThan(500);
+      expect(res.text, p).not.toContain(MARK);
+    }
+    // another workspace's run and benchmark are not found, not forbidden and not shown
+    expect((await get(api.url, '/runs/their-run', who)).status).toBe(404);
+    expect((await get(api.url, '/benchmarks/their-bench', who)).status).toBe(404);
+  });
+
+  it('refuses a viewer the write pages with a 403 and a hostile run name with a 4xx', async () => {
+    const stopPage = await get(api.url, '/runs/calm-heron', viewerWho);
+    expect(stopPage.status).toBe(200);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(stopPage.text)?.[1] ?? '';
+    for (const p of ['/runs/calm-heron/stop', '/runs/calm-heron/retry']) {
+      const res = await postForm(api.url, p, viewerWho, { _csrf: csrf });
+      expect(res.status, p).toBe(403);
+    }
+    const foreign = await postForm(api.url, `/runs/${enc(MARK)}/stop`, who, { _csrf: csrf });
+    expect(foreign.status).toBeGreaterThanOrEqual(400);
+    expect(foreign.status).toBeLessThan(500);
+  });
+});
