@@ -1,6 +1,9 @@
 // Configuration of the API process, read from the environment and validated by zod.
 
-import { DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS } from '@osmosis/core';
+import {
+  DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS,
+  WORKSPACE_MAX_CONCURRENT_ATTEMPTS_CEILING,
+} from '@osmosis/core';
 import type { ResolveAll } from '@osmosis/egress';
 import { storageSettingsProblem } from '@osmosis/tasks';
 import { z } from 'zod';
@@ -65,7 +68,10 @@ export const ApiEnv = z.object({
     .number({ error: 'must be a number' })
     .int('must be a whole number')
     .min(1, 'must be at least 1')
-    .max(1_000_000, 'must be at most 1000000')
+    .max(
+      WORKSPACE_MAX_CONCURRENT_ATTEMPTS_CEILING,
+      `must be at most ${WORKSPACE_MAX_CONCURRENT_ATTEMPTS_CEILING}`,
+    )
     .default(DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS),
 });
 

@@ -3,7 +3,10 @@
 // (attempts/reservation.ts). Defaults come from the host: all its cpus, its memory minus a
 // reserve for the engine, the worker and the OS, no GPU.
 import { availableParallelism, totalmem } from 'node:os';
-import { DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS } from '@osmosis/core';
+import {
+  DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS,
+  WORKSPACE_MAX_CONCURRENT_ATTEMPTS_CEILING,
+} from '@osmosis/core';
 import { z } from 'zod';
 
 /** Memory kept back from attempts: 10% of the host's, at least 1 GiB (dockerd, the worker, the OS). */
@@ -47,7 +50,14 @@ export const capacityConfigShape = {
   /** the GPU device ids attempts may reserve (passed to the engine as device requests) */
   workerGpuIds: GpuIds,
   /** the operator's maximum of a workspace's attempts in flight across its runs (core/workspace-limits.ts) */
-  workspaceMaxConcurrentAttempts: z.coerce.number().int('must be a whole number').min(1),
+  workspaceMaxConcurrentAttempts: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1)
+    .max(
+      WORKSPACE_MAX_CONCURRENT_ATTEMPTS_CEILING,
+      `must be at most ${WORKSPACE_MAX_CONCURRENT_ATTEMPTS_CEILING}`,
+    ),
 };
 
 export const CAPACITY_ENV_NAMES = {

@@ -5,6 +5,9 @@
 /** The operator's maximum when the setting is absent. */
 export const DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS = 64;
 
+/** The largest operator maximum either app accepts (both validate the same setting with it). */
+export const WORKSPACE_MAX_CONCURRENT_ATTEMPTS_CEILING = 1_000_000;
+
 /** The limit in force: the workspace's own setting, never above the operator's maximum. */
 export function effectiveWorkspaceLimit(
   workspaceSetting: number | null | undefined,

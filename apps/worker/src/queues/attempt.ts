@@ -14,7 +14,7 @@
 // - graceful shutdown: attempts still running after `drainMs` are aborted and their leases
 //   released so another worker re-runs them at once.
 import { AttemptJob, QUEUE_NAMES, runStopChannel } from '@osmosis/contracts';
-import { appendRunEvent, appendRunEvents, type NewRunEvent, type Prisma } from '@osmosis/db';
+import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch } from '@osmosis/queues';
 import { dispatchRun, enqueueAttempt } from '../attempts/dispatch.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
@@ -145,36 +145,19 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     // events that could not be stored when they happened (database down) go with the result
     const unsent: ExecutionEvent[] = [];
     const pendingLogs = new Set<Promise<unknown>>();
-    const log = (event: ExecutionEvent) => {
-      const stamped = { ...event, timestamp: event.timestamp ?? new Date() };
-      const write = appendRunEvent(db, {
-        runId,
-        attemptId,
-        level: stamped.level,
-        step: stamped.step,
-        message: stamped.message,
-        ...(stamped.details ? { details: stamped.details as Prisma.InputJsonValue } : {}),
-        timestamp: stamped.timestamp,
-      })
-        .catch((error) => {
-          if (ctx.database.failed(error)) unsent.push(stamped);
-          else logger.warn({ attemptId, err: errorMessage(error) }, 'could not store an event');
-        })
-        .finally(() => pendingLogs.delete(write));
-      pendingLogs.add(write);
-    };
-
-    // several of the pipeline's events in one statement (attempts/event-batch.ts)
+    // the pipeline's events, several in one statement (attempts/event-batch.ts); one is a batch of one
     const logMany = (events: ExecutionEvent[]) => {
-      const rows = events.map((e) => ({ ...e, runId, attemptId, timestamp: e.timestamp ?? new Date() }));
-      const write = appendRunEvents(db, rows as NewRunEvent[])
+      const stamped = events.map((e) => ({ ...e, timestamp: e.timestamp ?? new Date() }));
+      const rows = stamped.map((e) => ({ ...e, runId, attemptId }) as NewRunEvent);
+      const write = appendRunEvents(db, rows)
         .catch((error) => {
-          if (ctx.database.failed(error)) unsent.push(...rows);
+          if (ctx.database.failed(error)) unsent.push(...stamped);
           else logger.warn({ attemptId, err: errorMessage(error) }, 'could not store events');
         })
         .finally(() => pendingLogs.delete(write));
       pendingLogs.add(write);
     };
+    const log = (event: ExecutionEvent) => logMany([event]);
 
     let result: ExecutionResult;
     // why the execution is handed back instead of written: the engine, or a database that could
