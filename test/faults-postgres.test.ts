@@ -3,7 +3,7 @@
 // results that could not be written are kept by their workers and written when the database
 // returns — no attempt runs twice, each is counted once — although every lease expired while the
 // database was down (the outage is longer than OSMOSIS_LEASE_MS).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, type Db, deploymentId, migrateDeploy } from '@osmosis/db';
@@ -120,5 +120,72 @@ describe('Postgres down while attempts finish', { timeout: 600_000 }, () => {
     });
     expect(verifierEvents).toBe(4);
     for (const w of workers) expect(await w.kill('SIGTERM')).toBe(0);
+  });
+
+  it('a worker that must exit while it is away spools its results; the next worker on the host writes them', async () => {
+    const run = await seedRun(db, {
+      taskDirs: Array.from({ length: 2 }, () => path.join(TEST_TASKS_DIR, 'sleep')),
+      harnesses: ['oracle'],
+      maxConcurrentAttempts: 2,
+    });
+    const prefix = testQueuePrefix();
+    const env = {
+      ...QUICK_WORKER_ENV,
+      DATABASE_URL: url,
+      REDIS_URL: TEST_REDIS_URL,
+      OSMOSIS_QUEUE_PREFIX: prefix,
+      OSMOSIS_DATA_DIR: dataDir,
+      OSMOSIS_WORKER_CONCURRENCY: '2',
+      OSMOSIS_SANDBOX_SCOPE: undefined,
+    };
+    const first = await spawnWorker(`${prefix}-first`, env);
+    workers.push(first);
+    await requestDispatch(TEST_REDIS_URL, prefix, run.runId);
+    await waitFor(async () => (await sandboxesOf(run.runId)) === 2, 180_000, 100);
+
+    await pg.stop();
+    await waitFor(async () => (await sandboxesOf(run.runId)) === 0, 120_000, 250);
+    // both results finished and wait for the database (not only their sandboxes gone)
+    await waitFor(
+      () => first.output().split('database unavailable: keeping the result').length - 1 === 2,
+      30_000,
+      250,
+    );
+    // asked to stop while the database is still away: the results go to the spool, not lost
+    expect(await first.kill('SIGTERM')).toBe(0);
+    expect(first.output()).toContain('the result is kept in the spool');
+    expect(first.output()).not.toContain('the result could not be written');
+
+    await pg.start();
+    const next = await spawnWorker(`${prefix}-next`, env);
+    workers.push(next);
+    await waitFor(
+      async () => {
+        try {
+          return (await db.run.findUniqueOrThrow({ where: { id: run.runId } })).status === 'finished';
+        } catch {
+          return false;
+        }
+      },
+      180_000,
+      250,
+    );
+    expect(next.output()).toContain('spooled result written');
+    const attempts = await db.attempt.findMany({ where: { runId: run.runId } });
+    expect(attempts).toHaveLength(2);
+    for (const a of attempts) {
+      // written under the lease it ran with: not run again
+      expect(a).toMatchObject({
+        status: 'finished',
+        outcome: 'passed',
+        tryCount: 1,
+        leaseToken: 1,
+        history: [],
+      });
+    }
+    expect(await db.runEvent.count({ where: { runId: run.runId, step: 'attempt.started' } })).toBe(2);
+    expect(await db.runEvent.count({ where: { runId: run.runId, step: 'attempt.discarded' } })).toBe(0);
+    expect(readdirSync(path.join(dataDir, 'spool', 'results'))).toEqual([]);
+    expect(await next.kill('SIGTERM')).toBe(0);
   });
 });

@@ -19,6 +19,7 @@ import { createEngineMonitor, type EngineMonitor } from './engine-monitor.ts';
 import { scrubbingLogger } from './log-scrub.ts';
 import { QUEUE_MODULES } from './queues/index.ts';
 import { beat, presenceOf } from './queues/presence.ts';
+import { replaySpoolUntilDone } from './queues/spool-replay.ts';
 import type { QueueModule, QueueModuleInstance, WorkerContext } from './queues/types.ts';
 import { type ContainerReaper, heartbeatWorker, markWorkerStopped } from './reaper.ts';
 import { secretsInUse } from './secrets-in-use.ts';
@@ -156,6 +157,10 @@ export async function startWorker(config: WorkerConfig, options: WorkerOptions =
     const reaped = await ctx.reaper.reap(leaseKeeper(db, config.livenessMs));
     if (reaped) logger.info({ reaped }, 'removed orphan sandboxes at start');
   }
+
+  // results a previous worker on this host could not write before it exited: before any job, and
+  // before the reconciler may requeue their expired leases
+  await replaySpoolUntilDone(ctx);
 
   const modules = options.modules ?? QUEUE_MODULES;
   const instances: { module: QueueModule; instance: QueueModuleInstance; worker?: Worker }[] = [];

@@ -11,6 +11,8 @@
 //   retried, while the heartbeat keeps extending the lease, until it is written or the lease is
 //   truly lost (then the execution's usage is recorded and another worker re-runs the attempt);
 //   unavailable before the execution could start: the attempt is released, no retry used;
+//   a worker that must exit while it is still away leaves its finished results in the result spool
+//   on its disk, and the next worker started on that data folder writes them (spool-replay.ts);
 // - graceful shutdown: attempts still running after `drainMs` are aborted and their leases
 //   released so another worker re-runs them at once.
 import { AttemptJob, QUEUE_NAMES, runStopChannel } from '@osmosis/contracts';
@@ -20,6 +22,7 @@ import { dispatchRun, enqueueAttempt } from '../attempts/dispatch.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
 import { acquireLease, finalizeAttempt, releaseLease, renewLease } from '../attempts/lease.ts';
 import { recordDiscardedExecution, requeueAttempt } from '../attempts/lease-handback.ts';
+import { resultSpoolDir, spoolResult } from '../attempts/result-spool.ts';
 import { capacityOf, dispatchLimitsOf } from '../capacity-config.ts';
 import { afterResultWritten } from '../metrics/attempt-results.ts';
 import type { QueueModule, WorkerContext } from './types.ts';
@@ -332,13 +335,9 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       } catch (error) {
         if (!ctx.database.failed(error)) throw error;
         if (shutdownAt !== null && Date.now() - shutdownAt > config.drainMs + 5_000) {
-          // shutting down and the database is still away: the lease will expire and the attempt
-          // run again (the one case where finished work is lost: keep workers up during outages)
-          logger.error(
-            { attemptId, outcome: result.outcome, err: errorMessage(error) },
-            'shutting down with the database unreachable: the result could not be written',
-          );
-          return { lost: true };
+          // shutting down and the database is still away: a finished result goes to the spool on
+          // this host's disk, written by the next worker started on it (queues/spool-replay.ts)
+          return await spoolOnExit(entry, token, result, handBack, startedAt, error);
         }
         if (!announced) {
           logger.warn(
@@ -351,6 +350,42 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         delay = Math.min(delay * 2, 5_000);
       }
     }
+  }
+
+  async function spoolOnExit(
+    entry: InFlight,
+    token: number,
+    result: ExecutionResult,
+    handBack: HandBack | null,
+    startedAt: Date,
+    error: unknown,
+  ) {
+    const { attemptId, runId } = entry;
+    // a hand-back or a lost lease has no result to keep: its lease expires and the attempt runs again
+    if (handBack === null && entry.reason !== 'lease-lost') {
+      try {
+        const file = await spoolResult(resultSpoolDir(config.dataDir), {
+          attemptId,
+          runId,
+          token,
+          workerId: config.workerId,
+          startedAt,
+          result,
+        });
+        logger.warn(
+          { attemptId, outcome: result.outcome, file },
+          'shutting down with the database unreachable: the result is kept in the spool for the next worker on this host',
+        );
+        return { spooled: file };
+      } catch (spoolError) {
+        logger.error({ attemptId, err: errorMessage(spoolError) }, 'could not write the result spool');
+      }
+    }
+    logger.error(
+      { attemptId, outcome: result.outcome, handBack, err: errorMessage(error) },
+      'shutting down with the database unreachable: the result could not be written (the attempt runs again when its lease expires)',
+    );
+    return { lost: true };
   }
 
   async function discardStale(entry: InFlight, token: number, result: ExecutionResult, startedAt: Date) {
