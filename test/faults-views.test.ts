@@ -143,6 +143,20 @@ describe('a run broken by errors', () => {
     const page = await get(api.url, `/runs/${broken.runName}`, who);
     expect(page.text).toContain('<dt>Leaderboard</dt>');
     expect(page.text).toContain('10 of 10 scored attempts errored');
+    // the benchmark's page and `benchmark info` list the run left off the board, with why
+    const benchmarkPage = await get(api.url, `/benchmarks/${benchmark.benchmarkKey}`, who);
+    expect(benchmarkPage.text).toMatch(
+      /<h3>Not ranked<\/h3>[\s\S]*?broken-new-run[\s\S]*?10 of 10 scored attempts errored \(100%, over the 5% limit\)/,
+    );
+    const detail = await api.request('GET', `/v1/benchmarks/${benchmark.benchmarkKey}`, {
+      token: owner.token,
+    });
+    expect(detail.status, JSON.stringify(detail.body)).toBe(200);
+    expect(detail.body.data.leaderboard_unranked).toEqual([
+      expect.objectContaining({ harness: 'oracle', run_name: broken.runName, errored_share: 1 }),
+    ]);
+    const info2 = await cli(['benchmark', 'info', benchmark.benchmarkKey]);
+    expect(info2).toMatch(/Not ranked: .*run broken-new-run: 10 of 10 scored attempts errored/);
   });
 });
 

@@ -1,13 +1,13 @@
 // Benchmark pages: the workspace's benchmarks, and one benchmark (metadata, task manifest with
 // filters, the leaderboard from computeLeaderboard via the service of GET /v1/benchmarks/:key, and its runs).
-import type { Benchmark } from '@osmosis/contracts';
+import type { Benchmark, UnrankedEntry } from '@osmosis/contracts';
 import type { FastifyReply } from 'fastify';
 import { benchmarkDetail } from '../services/benchmark-detail.ts';
 import { listBenchmarks } from '../services/benchmark-wire.ts';
 import { retrySyncForm } from './benchmark-sync.ts';
 import { intervalSvg } from './charts.ts';
 import { type PageContext, page } from './context.ts';
-import { count, duration, html, pct, qs, raw, usd, when } from './html.ts';
+import { count, duration, type Html, html, pct, qs, raw, usd, when } from './html.ts';
 import { comparableCell, comparableFilter, comparableHeader, leaderboardFor } from './quality.ts';
 
 const enc = encodeURIComponent;
@@ -104,7 +104,7 @@ ${b.description ? html`<p>${b.description}</p>` : ''}
 <td class="n">${usd(e.per_task.cost_usd)}</td><td class="n">${duration(e.per_task.time_ms)}</td><td class="n">${count(e.per_task.tokens)}</td>${comparableCell(b.leaderboard, e)}<td><a href="/runs/${enc(e.run_name)}">${e.run_name}</a></td></tr>`,
           )}</tbody></table>`
         : html`<p class="muted">No finished runs on the full task set or a recommended set yet.</p>`
-    }
+    }${unrankedTable(b.leaderboard_unranked)}
 <h2>Runs in this workspace</h2>${
       b.runs.length
         ? html`<table><thead><tr><th>Run</th><th>Status</th><th>Tasks</th><th>Created</th><th>Finished</th></tr></thead><tbody>${b.runs.map(
@@ -135,4 +135,14 @@ ${b.description ? html`<p>${b.description}</p>` : ''}
     )}</tbody></table>
 ${pages > 1 ? html`<nav class="pager">${pageNo > 1 ? html`<a href="${link(pageNo - 1)}">← previous</a>` : ''}<span>page ${pageNo} / ${pages}</span>${pageNo < pages ? html`<a href="${link(pageNo + 1)}">next →</a>` : ''}</nav>` : ''}`,
   );
+}
+
+/** Newer runs left off the leaderboard for their errors: listed with why, so a missing entry is explained. */
+function unrankedTable(unranked: readonly UnrankedEntry[]): Html | string {
+  if (!unranked.length) return '';
+  return html`<h3>Not ranked</h3><p class="muted">Newer finished runs left off the leaderboard for their errors; the entries above stay until a run within the limit replaces them.</p>
+<table><thead><tr><th>Agent</th><th>Run</th><th>Errored</th><th>Why</th></tr></thead><tbody>${unranked.map(
+    (u) =>
+      html`<tr><td>${u.label}</td><td><a href="/runs/${enc(u.run_name)}">${u.run_name}</a></td><td class="n">${pct(u.errored_share)}</td><td>${u.reason}</td></tr>`,
+  )}</tbody></table>`;
 }

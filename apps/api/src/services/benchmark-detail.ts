@@ -7,6 +7,7 @@ import {
   type BenchmarkTask,
   TaskManifest,
 } from '@osmosis/contracts';
+import { defaultTaskConfig } from '@osmosis/tasks';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { computeLeaderboard } from '../routes/leaderboard.ts';
@@ -36,7 +37,7 @@ export async function benchmarkDetail(
     db.run.count({ where: runsWhere }),
     computeLeaderboard(db, row, { maxErroredShare: config.rankedMaxErroredShare }).catch((error: unknown) => {
       log.warn({ err: error }, 'leaderboard unavailable');
-      return { entries: [] };
+      return { entries: [], unranked: [] };
     }),
   ]);
   const difficulty = { easy: 0, medium: 0, hard: 0, none: 0 };
@@ -44,6 +45,9 @@ export async function benchmarkDetail(
     difficulty[(t.difficulty as 'easy' | 'medium' | 'hard' | null) ?? 'none'] += 1;
     const stored = TaskManifest.partial().safeParse(t.config);
     const m = stored.success ? stored.data : {};
+    // a stored row without a readable manifest (written by an older version, edited by hand) is
+    // shown as unparsable with defaults, rather than failing the whole benchmark
+    const unreadable = !m.config;
     return {
       id: t.id,
       name: t.name,
@@ -51,23 +55,26 @@ export async function benchmarkDetail(
       difficulty: (t.difficulty as BenchmarkTask['difficulty']) ?? null,
       tags: m.tags ?? [],
       instruction: t.instruction,
-      config: m.config as BenchmarkTask['config'],
+      config: m.config ?? defaultTaskConfig(),
       digest: t.digest,
       env_digest: t.envDigest,
       files: m.files ?? [],
       has_dockerfile: m.has_dockerfile ?? false,
       has_solution: m.has_solution ?? false,
       unsupported_reason: t.unsupportedReason,
-      parse_error: t.parseError,
+      parse_error:
+        t.parseError ??
+        (unreadable ? 'the stored manifest of this task could not be read: sync the benchmark again' : null),
       warnings: m.warnings ?? [],
     };
   });
   return {
     ...base,
     difficulty_counts: difficulty,
-    unsupported_task_count: tasks.filter((t) => t.unsupportedReason || t.parseError).length,
+    unsupported_task_count: manifests.filter((t) => t.unsupported_reason || t.parse_error).length,
     tasks: manifests,
     leaderboard: leaderboard.entries,
+    leaderboard_unranked: leaderboard.unranked,
     runs: runs.map((r) => ({
       id: r.id,
       name: r.name,

@@ -161,6 +161,10 @@ export function renderBenchmarkInfo(
     );
     if (boardMore) out.push(boardMore);
   }
+  // newer runs kept off the board for their errors: say why an expected entry is missing
+  for (const u of b.leaderboard_unranked ?? []) {
+    out.push(s.yellow(`Not ranked: ${u.label}, run ${u.run_name}: ${u.reason}`));
+  }
 
   out.push('', s.bold('Runs'));
   const runs = limit === null ? b.runs : b.runs.slice(0, limit);

@@ -105,6 +105,7 @@ describe('benchmark info', () => {
       unsupported_task_count: 1,
       tasks: [],
       leaderboard: [],
+      leaderboard_unranked: [],
       runs: [
         {
           id: 'r1',
@@ -178,6 +179,7 @@ describe('benchmark info', () => {
       unsupported_task_count: 0,
       tasks: [],
       leaderboard: [1, 2, 3].map(entry),
+      leaderboard_unranked: [],
       // the API sent the newest 3 of 25 runs
       runs: [1, 2, 3].map(run),
       run_count: 25,

@@ -163,6 +163,7 @@ describe('benchmark shapes', () => {
         { name: 'b', category: 'math', unsupported_reason: 'gpus', parse_error: null },
       ] as unknown as BenchmarkDetail['tasks'],
       leaderboard: [entry],
+      leaderboard_unranked: [],
       runs: [],
     };
     const data = benchmarkInfoData(detail, { items: [run], total_count: 7 });

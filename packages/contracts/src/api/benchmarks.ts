@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TaskManifest } from '../task.ts';
 import { BoundedJsonRecord, dataOf, listOf } from './common.ts';
-import { LeaderboardEntry } from './results.ts';
+import { LeaderboardEntry, UnrankedEntry } from './results.ts';
 
 /** Shell-safe slug: `terminal-bench-2-1`. */
 export const BenchmarkKey = z
@@ -304,6 +304,8 @@ export const BenchmarkDetail = Benchmark.extend({
   tasks: z.array(BenchmarkTask),
   /** ranked entries; empty until runs on the full (or a recommended) set exist */
   leaderboard: z.array(LeaderboardEntry),
+  /** newer finished runs left off the leaderboard for their errors, with why (the leaderboard's `unranked`) */
+  leaderboard_unranked: z.array(UnrankedEntry),
   /** this workspace's runs on the benchmark, newest first (at most BENCHMARK_DETAIL_MAX_RUNS) */
   runs: z.array(BenchmarkRunRef.extend({ task_count: z.number().int(), finished_at: z.string().nullable() })),
   /** every run of this workspace on the benchmark; above runs.length, page GET /v1/runs?benchmark=ID */

@@ -218,6 +218,19 @@ export const LeaderboardEntry = z.object({
 });
 export type LeaderboardEntry = z.infer<typeof LeaderboardEntry>;
 
+/** a newer finished run of a (harness, model) left off the leaderboard, and why */
+export const UnrankedEntry = z.object({
+  harness: z.string(),
+  model: z.string(),
+  label: z.string(),
+  run_id: z.string(),
+  run_name: z.string(),
+  run_finished_at: z.string().nullable(),
+  errored_share: z.number(),
+  reason: z.string(),
+});
+export type UnrankedEntry = z.infer<typeof UnrankedEntry>;
+
 export const Leaderboard = z.object({
   benchmark_id: z.string(),
   benchmark_key: z.string(),
@@ -234,18 +247,7 @@ export const Leaderboard = z.object({
    * newer finished runs of a (harness, model) left off the leaderboard for their errors (an
    * engine outage, a broken environment): listed here with why, never ranked
    */
-  unranked: z.array(
-    z.object({
-      harness: z.string(),
-      model: z.string(),
-      label: z.string(),
-      run_id: z.string(),
-      run_name: z.string(),
-      run_finished_at: z.string().nullable(),
-      errored_share: z.number(),
-      reason: z.string(),
-    }),
-  ),
+  unranked: z.array(UnrankedEntry),
 });
 export type Leaderboard = z.infer<typeof Leaderboard>;
 
