@@ -51,6 +51,49 @@ async function sandboxesOf(runId: string): Promise<number> {
   return list.length;
 }
 
+/** a worker of this test's database, two slots, the data folder shared by every worker here */
+function workerEnv(prefix: string): Record<string, string | undefined> {
+  return {
+    ...QUICK_WORKER_ENV,
+    DATABASE_URL: url,
+    REDIS_URL: TEST_REDIS_URL,
+    OSMOSIS_QUEUE_PREFIX: prefix,
+    OSMOSIS_DATA_DIR: dataDir,
+    OSMOSIS_WORKER_CONCURRENCY: '2',
+    OSMOSIS_SANDBOX_SCOPE: undefined,
+  };
+}
+
+async function runFinished(runId: string): Promise<void> {
+  await waitFor(
+    async () => {
+      try {
+        return (await db.run.findUniqueOrThrow({ where: { id: runId } })).status === 'finished';
+      } catch {
+        return false; // the test's own connections reconnect too
+      }
+    },
+    180_000,
+    250,
+  );
+}
+
+/** every attempt executed once, under its first lease, passed and counted */
+async function expectEachRanOnceUnderItsFirstLease(runId: string, count: number): Promise<void> {
+  const attempts = await db.attempt.findMany({ where: { runId } });
+  expect(attempts).toHaveLength(count);
+  for (const a of attempts) {
+    expect(a).toMatchObject({
+      status: 'finished',
+      outcome: 'passed',
+      tryCount: 1,
+      leaseToken: 1,
+      history: [],
+    });
+  }
+  expect(await db.runEvent.count({ where: { runId, step: 'attempt.started' } })).toBe(count);
+}
+
 describe('Postgres down while attempts finish', { timeout: 600_000 }, () => {
   it('keeps the finished results and writes them when it returns: nothing runs twice', async () => {
     const run = await seedRun(db, {
@@ -61,17 +104,7 @@ describe('Postgres down while attempts finish', { timeout: 600_000 }, () => {
     scope = deploymentScope(await deploymentId(db));
     const prefix = testQueuePrefix();
     for (const name of ['a', 'b']) {
-      workers.push(
-        await spawnWorker(`${prefix}-${name}`, {
-          ...QUICK_WORKER_ENV,
-          DATABASE_URL: url,
-          REDIS_URL: TEST_REDIS_URL,
-          OSMOSIS_QUEUE_PREFIX: prefix,
-          OSMOSIS_DATA_DIR: dataDir,
-          OSMOSIS_WORKER_CONCURRENCY: '2',
-          OSMOSIS_SANDBOX_SCOPE: undefined,
-        }),
-      );
+      workers.push(await spawnWorker(`${prefix}-${name}`, workerEnv(prefix)));
     }
     await requestDispatch(TEST_REDIS_URL, prefix, run.runId);
     await waitFor(async () => (await sandboxesOf(run.runId)) === 4, 180_000, 100);
@@ -88,30 +121,8 @@ describe('Postgres down while attempts finish', { timeout: 600_000 }, () => {
     await new Promise((r) => setTimeout(r, 2 * Number(QUICK_WORKER_ENV.OSMOSIS_LEASE_MS)));
     await pg.start();
 
-    await waitFor(
-      async () => {
-        try {
-          return (await db.run.findUniqueOrThrow({ where: { id: run.runId } })).status === 'finished';
-        } catch {
-          return false; // the test's own connections reconnect too
-        }
-      },
-      180_000,
-      250,
-    );
-    const attempts = await db.attempt.findMany({ where: { runId: run.runId } });
-    expect(attempts).toHaveLength(4);
-    for (const a of attempts) {
-      // executed once, under its first lease, and counted
-      expect(a).toMatchObject({
-        status: 'finished',
-        outcome: 'passed',
-        tryCount: 1,
-        leaseToken: 1,
-        history: [],
-      });
-    }
-    expect(await db.runEvent.count({ where: { runId: run.runId, step: 'attempt.started' } })).toBe(4);
+    await runFinished(run.runId);
+    await expectEachRanOnceUnderItsFirstLease(run.runId, 4);
     expect(await db.runEvent.count({ where: { runId: run.runId, step: 'attempt.finished' } })).toBe(4);
     expect(await db.runEvent.count({ where: { runId: run.runId, step: 'attempt.discarded' } })).toBe(0);
     // events logged while the database was away were kept and written with the results
@@ -129,15 +140,7 @@ describe('Postgres down while attempts finish', { timeout: 600_000 }, () => {
       maxConcurrentAttempts: 2,
     });
     const prefix = testQueuePrefix();
-    const env = {
-      ...QUICK_WORKER_ENV,
-      DATABASE_URL: url,
-      REDIS_URL: TEST_REDIS_URL,
-      OSMOSIS_QUEUE_PREFIX: prefix,
-      OSMOSIS_DATA_DIR: dataDir,
-      OSMOSIS_WORKER_CONCURRENCY: '2',
-      OSMOSIS_SANDBOX_SCOPE: undefined,
-    };
+    const env = workerEnv(prefix);
     const first = await spawnWorker(`${prefix}-first`, env);
     workers.push(first);
     await requestDispatch(TEST_REDIS_URL, prefix, run.runId);
@@ -159,31 +162,10 @@ describe('Postgres down while attempts finish', { timeout: 600_000 }, () => {
     await pg.start();
     const next = await spawnWorker(`${prefix}-next`, env);
     workers.push(next);
-    await waitFor(
-      async () => {
-        try {
-          return (await db.run.findUniqueOrThrow({ where: { id: run.runId } })).status === 'finished';
-        } catch {
-          return false;
-        }
-      },
-      180_000,
-      250,
-    );
+    await runFinished(run.runId);
     expect(next.output()).toContain('spooled result written');
-    const attempts = await db.attempt.findMany({ where: { runId: run.runId } });
-    expect(attempts).toHaveLength(2);
-    for (const a of attempts) {
-      // written under the lease it ran with: not run again
-      expect(a).toMatchObject({
-        status: 'finished',
-        outcome: 'passed',
-        tryCount: 1,
-        leaseToken: 1,
-        history: [],
-      });
-    }
-    expect(await db.runEvent.count({ where: { runId: run.runId, step: 'attempt.started' } })).toBe(2);
+    // written under the lease it ran with: not run again
+    await expectEachRanOnceUnderItsFirstLease(run.runId, 2);
     expect(await db.runEvent.count({ where: { runId: run.runId, step: 'attempt.discarded' } })).toBe(0);
     expect(readdirSync(path.join(dataDir, 'spool', 'results'))).toEqual([]);
     expect(await next.kill('SIGTERM')).toBe(0);
