@@ -87,7 +87,7 @@ describe('dispatch', () => {
     }, 20);
     try {
       await worker.context.queues.runDispatch.add('dispatch', { runId: seeded.runId });
-      await waitFor(async () => (await runStatus(seeded.runId)) === 'finished');
+      await waitFor(async () => (await runStatus(seeded.runId)) === 'finished', 60_000);
     } finally {
       clearInterval(sampler);
       await worker.close();
