@@ -134,6 +134,7 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
   await app.register(async (signed) => {
     await signed.register(fastifyCsrf, { sessionPlugin: '@fastify/session' });
     const serveRunStream = runStreamServer(signed);
+    const serveQueues = queuesPage(signed);
     signed.addHook('preHandler', async (request, reply) => {
       const tokenId = request.session?.tokenId;
       const resolved = tokenId ? await resolveApiTokenById(app.db, tokenId) : null;
@@ -179,7 +180,7 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
       retrySync(ctxOf(request), reply, (request.params as { key: string }).key),
     );
     signed.get('/operators', hide, async (request, reply) => operatorsPage(ctxOf(request), reply));
-    signed.get('/queues', hide, async (request, reply) => queuesPage(ctxOf(request), reply)); // queue view (owners)
+    signed.get('/queues', hide, async (request, reply) => serveQueues(ctxOf(request), reply)); // queue view (owners)
     signed.get('/runs', hide, async (request, reply) =>
       runsPage(ctxOf(request), reply, request.query as Record<string, string>),
     );
