@@ -1,35 +1,14 @@
 // Sending a download's bytes: artifact storage as a stream source, single `Range: bytes=` ranges
 // (206 with Content-Range, 416 when not satisfiable) and a Content-Disposition that a hostile
 // file name cannot break out of.
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
-import { storageFromProcessEnv } from '@osmosis/tasks';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { isSafeRelativePath } from './download-paths.ts';
+import type { FastifyReply } from 'fastify';
 
 /** What downloads need from artifact storage (structurally @osmosis/storage's ArtifactStorage). */
 export interface BlobSource {
   getStream(key: string, range?: { start: number; end?: number }): Promise<Readable>;
-}
-
-/** Reads keys under OSMOSIS_DATA_DIR directly (the local storage layout: key = relative path). */
-export function localBlobSource(root: string = process.env.OSMOSIS_DATA_DIR || '.local/data'): BlobSource {
-  const base = path.resolve(root);
-  return {
-    async getStream(key: string, range?: { start: number; end?: number }) {
-      if (!isSafeRelativePath(key)) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
-      const file = path.join(base, ...key.split('/'));
-      const handle = await open(file, 'r');
-      return handle.createReadStream(range);
-    },
-  };
-}
-
-export function blobSourceOf(app: FastifyInstance): BlobSource {
-  const storage = (app as unknown as { storage?: BlobSource }).storage;
-  return storage && typeof storage.getStream === 'function' ? storage : storageFromProcessEnv();
 }
 
 /** Bytes [start, end] (inclusive) of a stream. */
