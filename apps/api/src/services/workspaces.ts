@@ -63,22 +63,20 @@ export interface AddedMember {
   token: CreatedApiToken | null;
 }
 
+type MemberInput = {
+  workspaceId: string;
+  email: string;
+  role: MemberRole;
+  displayName?: string | null;
+  tokenName?: string;
+};
+
 /**
- * What an admin's `POST /v1/members` does: adds the user with a role. An existing user gets the
- * membership only; no credential of theirs is made for the admin. A user created here has no
- * other way in, so they get a token, shown to the admin to hand over and confined to this
- * workspace: whoever saw it never reaches the user's later workspaces with it.
+ * Adds the user with `email` (created when new) to a workspace with a role. `tokenFor`: 'new-user'
+ * issues a token confined to the workspace only when the user is created here; 'always' issues
+ * the user an ordinary token.
  */
-export async function addMember(
-  db: Db,
-  input: {
-    workspaceId: string;
-    email: string;
-    role: MemberRole;
-    displayName?: string | null;
-    tokenName?: string;
-  },
-): Promise<AddedMember> {
+async function addMembership(db: Db, input: MemberInput, tokenFor: 'new-user' | 'always') {
   return db.$transaction(async (tx) => {
     const email = normalizeEmail(input.email);
     const existing = await tx.user.findUnique({ where: { email } });
@@ -88,23 +86,32 @@ export async function addMember(
       data: { workspaceId: input.workspaceId, userId: user.id, role: input.role },
       include: { workspace: true },
     });
-    const token = existing
-      ? null
-      : await issueApiToken(tx, {
-          workspaceId: input.workspaceId,
-          userId: user.id,
-          name: input.tokenName ?? 'default',
-          confined: true,
-        });
+    const issue = () =>
+      issueApiToken(tx, {
+        workspaceId: input.workspaceId,
+        userId: user.id,
+        name: input.tokenName ?? 'default',
+        ...(tokenFor === 'new-user' ? { confined: true } : {}),
+      });
     return {
       workspace: membership.workspace,
       user,
       role: input.role,
       createdAt: membership.createdAt,
       userCreated: !existing,
-      token,
+      token: existing && tokenFor === 'new-user' ? null : await issue(),
     };
   }, TX_OPTIONS);
+}
+
+/**
+ * What an admin's `POST /v1/members` does: adds the user with a role. An existing user gets the
+ * membership only; no credential of theirs is made for the admin. A user created here has no
+ * other way in, so they get a token, shown to the admin to hand over and confined to this
+ * workspace: whoever saw it never reaches the user's later workspaces with it.
+ */
+export async function addMember(db: Db, input: MemberInput): Promise<AddedMember> {
+  return addMembership(db, input, 'new-user');
 }
 
 /**
@@ -113,36 +120,9 @@ export async function addMember(
  */
 export async function addMemberWithToken(
   db: Db,
-  input: {
-    workspaceId: string;
-    email: string;
-    role: MemberRole;
-    displayName?: string | null;
-    tokenName?: string;
-  },
+  input: MemberInput,
 ): Promise<SeededWorkspace & { createdAt: Date }> {
-  return db.$transaction(async (tx) => {
-    const email = normalizeEmail(input.email);
-    const user = await tx.user.upsert({
-      where: { email },
-      update: {},
-      create: { email, displayName: input.displayName ?? null },
-    });
-    const membership = await tx.membership.create({
-      data: { workspaceId: input.workspaceId, userId: user.id, role: input.role },
-      include: { workspace: true },
-    });
-    const token = await issueApiToken(tx, {
-      workspaceId: input.workspaceId,
-      userId: user.id,
-      name: input.tokenName ?? 'default',
-    });
-    return {
-      workspace: membership.workspace,
-      user,
-      role: input.role,
-      token,
-      createdAt: membership.createdAt,
-    };
-  }, TX_OPTIONS);
+  const { workspace, user, role, token, createdAt } = await addMembership(db, input, 'always');
+  if (!token) throw new Error('addMembership issued no token');
+  return { workspace, user, role, token, createdAt };
 }
