@@ -34,9 +34,7 @@ export const memberRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ListMembersResponse, ...STANDARD_ERROR_RESPONSES },
       },
     },
-    async (request) => {
-      return listMembers(app.db, request.auth.workspace.id, request.query);
-    },
+    async (request) => listMembers(app.db, request.auth.workspace.id, request.query),
   );
 
   app.post(
