@@ -5,7 +5,7 @@ import { BUILT_IN_ENDPOINT_HOSTS, type EndpointHost, MAX_ENDPOINT_HOSTS } from '
 import type { Db } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
 import { iso, page } from './serialize.ts';
-import { addCappedEntry, addedBy } from './workspace-entries.ts';
+import { addCappedEntry, usersById } from './workspace-entries.ts';
 
 interface HostRow {
   host: string;
@@ -29,7 +29,10 @@ export async function workspaceEndpointHosts(db: Db, workspaceId: string): Promi
 }
 
 async function describe(db: Db, rows: HostRow[]): Promise<EndpointHost[]> {
-  const byId = await addedBy(db, rows);
+  const byId = await usersById(
+    db,
+    rows.map((r) => r.addedById),
+  );
   return rows.map((r) => ({
     host: r.host,
     source: 'workspace' as const,

@@ -5,7 +5,7 @@ import type { GitLink } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
 import { iso, page } from './serialize.ts';
-import { addCappedEntry, addedBy } from './workspace-entries.ts';
+import { addCappedEntry, usersById } from './workspace-entries.ts';
 
 /** Links a workspace may hold (a workspace is one team's; a few repositories at most). */
 export const MAX_GIT_LINKS = 100;
@@ -18,7 +18,10 @@ interface LinkRow {
 }
 
 async function describe(db: Db, rows: LinkRow[]): Promise<GitLink[]> {
-  const byId = await addedBy(db, rows);
+  const byId = await usersById(
+    db,
+    rows.map((r) => r.addedById),
+  );
   return rows.map((r) => ({
     identity: r.identity,
     remote_url: r.remoteUrl,

@@ -1,5 +1,5 @@
-// What the workspace's small capped lists share (endpoint hosts, git links): who added an entry,
-// and adding one idempotently under the list's cap, even when two requests add it at once.
+// What the workspace's small capped lists share (endpoint hosts, git links, webhooks): who added
+// an entry, and adding one idempotently under the list's cap, even when two requests add it at once.
 import type { UserSummary } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import type { ApiError } from '../errors.ts';
@@ -9,15 +9,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return !!error && typeof error === 'object' && (error as { code?: string }).code === 'P2002';
 }
 
-/** The users who added the entries, by id (a removed user is simply absent). */
-export async function addedBy(
-  db: Db,
-  rows: readonly { addedById: string }[],
-): Promise<Map<string, UserSummary>> {
-  const ids = [...new Set(rows.map((r) => r.addedById))];
-  const users = ids.length
+/** Users by id, as the wire shows who added or created something (a removed user is absent). */
+export async function usersById(db: Db, ids: readonly string[]): Promise<Map<string, UserSummary>> {
+  const unique = [...new Set(ids)];
+  const users = unique.length
     ? await db.user.findMany({
-        where: { id: { in: ids } },
+        where: { id: { in: unique } },
         select: { id: true, email: true, displayName: true },
       })
     : [];
