@@ -2,15 +2,9 @@
 // its jobs by state, the oldest waiting job's age and the latest failed job ids. Each caller keeps
 // one view (its BullMQ handles on the app's Redis connection) and closes it with the app.
 import type { QueueInfo, QueueList } from '@osmosis/contracts';
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Queue } from 'bullmq';
 import { ALL_QUEUES, oldestWaitingAge } from '../metrics.ts';
-
-export interface QueueViewDeps {
-  redis: Redis;
-  config: { queuePrefix: string };
-  log: { warn(obj: object, msg: string): void };
-}
+import { type QueueHandleDeps, queueHandles } from '../queue-handles.ts';
 
 export interface QueueView {
   list(): Promise<QueueList>;
@@ -47,25 +41,14 @@ async function queueInfo(name: string, queue: Queue): Promise<QueueInfo> {
   };
 }
 
-export function createQueueView(deps: QueueViewDeps): QueueView {
-  const queues = new Map<string, Queue>();
-  const queueOf = (name: string) => {
-    let queue = queues.get(name);
-    if (!queue) {
-      queue = new Queue(name, { connection: deps.redis, prefix: deps.config.queuePrefix });
-      queue.on('error', (error) => deps.log.warn({ err: error.message }, 'queue view error'));
-      queues.set(name, queue);
-    }
-    return queue;
-  };
+export function createQueueView(deps: QueueHandleDeps): QueueView {
+  const queues = queueHandles(deps, 'queue view error');
   return {
     async list() {
       const items: QueueInfo[] = [];
-      for (const name of ALL_QUEUES) items.push(await queueInfo(name, queueOf(name)));
+      for (const name of ALL_QUEUES) items.push(await queueInfo(name, queues.get(name)));
       return { items, total_count: items.length, has_more: false, next_offset: null };
     },
-    async close() {
-      await Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
-    },
+    close: queues.close,
   };
 }
