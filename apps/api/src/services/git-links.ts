@@ -4,7 +4,7 @@
 import type { GitLink } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
-import { iso, page } from './serialize.ts';
+import { iso, pageOfRows } from './serialize.ts';
 import { addCappedEntry, usersById } from './workspace-entries.ts';
 
 /** Links a workspace may hold (a workspace is one team's; a few repositories at most). */
@@ -48,9 +48,10 @@ export function displayUrl(raw: string | undefined): string | null {
   }
 }
 
-export async function listGitLinks(db: Db, workspaceId: string, p: { limit: number; offset: number }) {
+export function listGitLinks(db: Db, workspaceId: string, p: { limit: number; offset: number }) {
   const where = { workspaceId };
-  const [total, rows] = await Promise.all([
+  return pageOfRows(
+    p.offset,
     db.workspaceGitLink.count({ where }),
     db.workspaceGitLink.findMany({
       where,
@@ -58,8 +59,8 @@ export async function listGitLinks(db: Db, workspaceId: string, p: { limit: numb
       skip: p.offset,
       take: p.limit,
     }),
-  ]);
-  return page(await describe(db, rows), total, p.offset);
+    (rows) => describe(db, rows),
+  );
 }
 
 /** Links `identity` (idempotent: `created` false when it was linked already). */

@@ -34,7 +34,7 @@ export function listMembers(db: Db, workspaceId: string, p: { limit: number; off
       skip: p.offset,
       take: p.limit,
     }),
-    memberInfo,
+    (rows) => rows.map(memberInfo),
   );
 }
 

@@ -25,7 +25,7 @@ export function listWorkspacesOf(
       skip: p.offset,
       take: p.limit,
     }),
-    (m) => ({ ...workspaceSummary(m.workspace), role: m.role }),
+    (rows) => rows.map((m) => ({ ...workspaceSummary(m.workspace), role: m.role })),
   );
 }
 

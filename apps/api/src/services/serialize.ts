@@ -65,13 +65,13 @@ export function page<T>(items: T[], total: number, offset: number) {
   return { items, total_count: total, has_more: next < total, next_offset: next < total ? next : null };
 }
 
-/** One page of rows as the envelope: the total and the rows read together, each row converted. */
+/** One page of rows as the envelope: the total and the rows read together, then converted. */
 export async function pageOfRows<R, T>(
   offset: number,
   total: Promise<number>,
   rows: Promise<R[]>,
-  convert: (row: R) => T,
+  convert: (rows: R[]) => T[] | Promise<T[]>,
 ) {
   const [count, found] = await Promise.all([total, rows]);
-  return page(found.map(convert), count, offset);
+  return page(await convert(found), count, offset);
 }

@@ -8,11 +8,11 @@ import {
   type WebhookInfo,
 } from '@osmosis/contracts';
 import { encryptSecretValue, webhookSecretRef } from '@osmosis/core';
-import type { Db } from '@osmosis/db';
+import type { Db, Prisma } from '@osmosis/db';
 import { uuidOr404 } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { secretKeyRing } from '../secret-records.ts';
-import { iso, page } from './serialize.ts';
+import { iso, pageOfRows } from './serialize.ts';
 import { usersById } from './workspace-entries.ts';
 
 interface WebhookRow {
@@ -66,9 +66,10 @@ async function describe(db: Db, rows: WebhookRow[]): Promise<WebhookInfo[]> {
   });
 }
 
-export async function listWebhooks(db: Db, workspaceId: string, p: { limit: number; offset: number }) {
+export function listWebhooks(db: Db, workspaceId: string, p: { limit: number; offset: number }) {
   const where = { workspaceId };
-  const [total, rows] = await Promise.all([
+  return pageOfRows(
+    p.offset,
     db.webhook.count({ where }),
     db.webhook.findMany({
       where,
@@ -77,8 +78,8 @@ export async function listWebhooks(db: Db, workspaceId: string, p: { limit: numb
       skip: p.offset,
       take: p.limit,
     }),
-  ]);
-  return page(await describe(db, rows), total, p.offset);
+    (rows) => describe(db, rows),
+  );
 }
 
 /** Registers a webhook whose URL the caller has checked; 409 once the workspace holds the most. */
@@ -135,34 +136,25 @@ export async function deleteWebhook(db: Db, workspaceId: string, id: string): Pr
   await db.webhook.deleteMany({ where: { id, workspaceId } });
 }
 
-/** A webhook's delivery log, newest first. */
-export async function listDeliveries(db: Db, webhookId: string, p: { limit: number; offset: number }) {
-  const where = { webhookId };
-  const [total, rows] = await Promise.all([
-    db.webhookDelivery.count({ where }),
-    db.webhookDelivery.findMany({
-      where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
-      skip: p.offset,
-      take: p.limit,
-      select: {
-        id: true,
-        webhookId: true,
-        event: true,
-        runId: true,
-        runName: true,
-        status: true,
-        attempts: true,
-        maxAttempts: true,
-        lastStatusCode: true,
-        lastError: true,
-        nextAttemptAt: true,
-        deliveredAt: true,
-        createdAt: true,
-      },
-    }),
-  ]);
-  const items: WebhookDelivery[] = rows.map((d) => ({
+const DELIVERY_SELECT = {
+  id: true,
+  webhookId: true,
+  event: true,
+  runId: true,
+  runName: true,
+  status: true,
+  attempts: true,
+  maxAttempts: true,
+  lastStatusCode: true,
+  lastError: true,
+  nextAttemptAt: true,
+  deliveredAt: true,
+  createdAt: true,
+} as const;
+type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ select: typeof DELIVERY_SELECT }>;
+
+function deliveryInfo(d: DeliveryRow): WebhookDelivery {
+  return {
     id: d.id,
     webhook_id: d.webhookId,
     event: d.event as WebhookEvent,
@@ -176,6 +168,22 @@ export async function listDeliveries(db: Db, webhookId: string, p: { limit: numb
     next_attempt_at: d.status === 'pending' || d.status === 'retrying' ? iso(d.nextAttemptAt) : null,
     delivered_at: iso(d.deliveredAt),
     created_at: iso(d.createdAt),
-  }));
-  return page(items, total, p.offset);
+  };
+}
+
+/** A webhook's delivery log, newest first. */
+export function listDeliveries(db: Db, webhookId: string, p: { limit: number; offset: number }) {
+  const where = { webhookId };
+  return pageOfRows(
+    p.offset,
+    db.webhookDelivery.count({ where }),
+    db.webhookDelivery.findMany({
+      where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+      skip: p.offset,
+      take: p.limit,
+      select: DELIVERY_SELECT,
+    }),
+    (rows) => rows.map(deliveryInfo),
+  );
 }

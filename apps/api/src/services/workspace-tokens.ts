@@ -21,7 +21,7 @@ export function listTokens(
       skip: p.offset,
       take: p.limit,
     }),
-    tokenInfo,
+    (rows) => rows.map(tokenInfo),
   );
 }
 
