@@ -3,32 +3,11 @@
 // file name cannot break out of.
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { Transform } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 
 /** What downloads need from artifact storage (structurally @osmosis/storage's ArtifactStorage). */
 export interface BlobSource {
   getStream(key: string, range?: { start: number; end?: number }): Promise<Readable>;
-}
-
-/** Bytes [start, end] (inclusive) of a stream. */
-export function sliceStream(source: Readable, start: number, end: number): Readable {
-  let pos = 0;
-  const slicer = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      const from = Math.max(0, start - pos);
-      const to = Math.min(chunk.length, end + 1 - pos);
-      pos += chunk.length;
-      if (to > from) this.push(chunk.subarray(from, to));
-      if (pos > end) {
-        this.push(null);
-        source.destroy();
-      }
-      cb();
-    },
-  });
-  source.on('error', (e) => slicer.destroy(e));
-  return source.pipe(slicer);
 }
 
 /** Parses a single `bytes=` range; null = none or ignored (multiple ranges); 'invalid' = 416. */

@@ -14,7 +14,7 @@
 //
 // The files are made in services/download-csv.ts (kept briefly by services/generated-files.ts);
 // one is found and opened by services/run-files.ts (the pages' download links call it too); its
-// bytes are sent by download-bytes.ts; the paths are parsed by download-paths.ts.
+// bytes are sent by download-bytes.ts; the paths are parsed by services/download-paths.ts.
 import {
   DownloadManifestResponse,
   type DownloadType,
@@ -27,11 +27,11 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { isSafeRelativePath } from '../services/download-paths.ts';
 import { generatedFile } from '../services/generated-files.ts';
 import { assertHasOutputs, openRunFile, type RunFile } from '../services/run-files.ts';
 import { type RunForResults, runOr404 } from '../services/run-results.ts';
 import { attachmentDisposition, sendBytes, sendStream } from './download-bytes.ts';
-import { isSafeRelativePath } from './download-paths.ts';
 import { RunNameParams } from './results.ts';
 
 /** Outcomes recorded within this margin before a snapshot may still be in flight: left out. */

@@ -2,17 +2,17 @@
 // the run of the caller's workspace (404 otherwise), refused while it has no outputs (409), the
 // path parsed as the manifest names it (404 for anything else), and the bytes: a generated file
 // (services/generated-files.ts) or an artifact from storage. Callers send it as they answer.
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { type Db, runArtifact } from '@osmosis/db';
+import type { ArtifactStorage } from '@osmosis/tasks';
 import { ApiError } from '../errors.ts';
-import { type BlobSource, sliceStream } from '../routes/download-bytes.ts';
-import { parseFilePath } from '../routes/download-paths.ts';
+import { parseFilePath } from './download-paths.ts';
 import { generatedFile } from './generated-files.ts';
 import { type RunForResults, runOr404 } from './run-results.ts';
 
 export interface RunFileDeps {
   db: Db;
-  storage: BlobSource;
+  storage: Pick<ArtifactStorage, 'getStream'>;
   log: { warn(obj: object, msg: string): void };
 }
 
@@ -27,6 +27,26 @@ export interface RunFile {
   /** bytes [start, end], inclusive */
   slice(start: number, end: number): Promise<Readable>;
   whole(): Promise<Readable>;
+}
+
+/** Bytes [start, end] (inclusive) of a stream. */
+export function sliceStream(source: Readable, start: number, end: number): Readable {
+  let pos = 0;
+  const slicer = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      const from = Math.max(0, start - pos);
+      const to = Math.min(chunk.length, end + 1 - pos);
+      pos += chunk.length;
+      if (to > from) this.push(chunk.subarray(from, to));
+      if (pos > end) {
+        this.push(null);
+        source.destroy();
+      }
+      cb();
+    },
+  });
+  source.on('error', (e) => slicer.destroy(e));
+  return source.pipe(slicer);
 }
 
 export function assertHasOutputs(run: RunForResults): void {
