@@ -37,6 +37,13 @@ import { RunNameParams } from './results.ts';
 /** Outcomes recorded within this margin before a snapshot may still be in flight: left out. */
 export const SNAPSHOT_MARGIN_MS = 2000;
 
+/** The generated files of a download, in the manifest's order. */
+const GENERATED_FILES = [
+  ['summary', 'summary.csv'],
+  ['results', 'results.csv'],
+  ['logs', 'logs.txt'],
+] as const;
+
 export async function buildManifest(
   app: FastifyInstance,
   run: RunForResults,
@@ -48,26 +55,9 @@ export async function buildManifest(
   const generatedAt = snapshot ? new Date(now.getTime() - SNAPSHOT_MARGIN_MS) : now;
   const asOf = snapshot ? generatedAt : null;
   const files: ManifestFile[] = [];
-  if (types.includes('summary')) {
-    files.push({
-      type: 'summary',
-      path: 'summary.csv',
-      size: (await generatedFile(db, run, 'summary', asOf, true)).size ?? 0,
-    });
-  }
-  if (types.includes('results')) {
-    files.push({
-      type: 'results',
-      path: 'results.csv',
-      size: (await generatedFile(db, run, 'results', asOf, true)).size ?? 0,
-    });
-  }
-  if (types.includes('logs')) {
-    files.push({
-      type: 'logs',
-      path: 'logs.txt',
-      size: (await generatedFile(db, run, 'logs', asOf, true)).size ?? 0,
-    });
+  for (const [type, path] of GENERATED_FILES) {
+    if (types.includes(type))
+      files.push({ type, path, size: (await generatedFile(db, run, type, asOf, true)).size ?? 0 });
   }
   if (types.includes('artifacts')) {
     for (const a of await runArtifacts(db, run.id, asOf)) {
