@@ -72,11 +72,14 @@ type MemberInput = {
 };
 
 /**
- * Adds the user with `email` (created when new) to a workspace with a role. `tokenFor`: 'new-user'
- * issues a token confined to the workspace only when the user is created here; 'always' issues
- * the user an ordinary token.
+ * Adds the user with `email` (created when new) to a workspace with a role; `tokenOf` decides,
+ * knowing whether the user existed, which token (if any) to issue them in the same transaction.
  */
-async function addMembership(db: Db, input: MemberInput, tokenFor: 'new-user' | 'always') {
+async function addMembership<T>(
+  db: Db,
+  input: MemberInput,
+  tokenOf: (issue: (confined: boolean) => Promise<CreatedApiToken>, existed: boolean) => Promise<T>,
+) {
   return db.$transaction(async (tx) => {
     const email = normalizeEmail(input.email);
     const existing = await tx.user.findUnique({ where: { email } });
@@ -86,12 +89,12 @@ async function addMembership(db: Db, input: MemberInput, tokenFor: 'new-user' | 
       data: { workspaceId: input.workspaceId, userId: user.id, role: input.role },
       include: { workspace: true },
     });
-    const issue = () =>
+    const issue = (confined: boolean) =>
       issueApiToken(tx, {
         workspaceId: input.workspaceId,
         userId: user.id,
         name: input.tokenName ?? 'default',
-        ...(tokenFor === 'new-user' ? { confined: true } : {}),
+        confined,
       });
     return {
       workspace: membership.workspace,
@@ -99,7 +102,7 @@ async function addMembership(db: Db, input: MemberInput, tokenFor: 'new-user' | 
       role: input.role,
       createdAt: membership.createdAt,
       userCreated: !existing,
-      token: existing && tokenFor === 'new-user' ? null : await issue(),
+      token: await tokenOf(issue, !!existing),
     };
   }, TX_OPTIONS);
 }
@@ -111,7 +114,7 @@ async function addMembership(db: Db, input: MemberInput, tokenFor: 'new-user' | 
  * workspace: whoever saw it never reaches the user's later workspaces with it.
  */
 export async function addMember(db: Db, input: MemberInput): Promise<AddedMember> {
-  return addMembership(db, input, 'new-user');
+  return addMembership(db, input, async (issue, existed) => (existed ? null : issue(true)));
 }
 
 /**
@@ -122,7 +125,6 @@ export async function addMemberWithToken(
   db: Db,
   input: MemberInput,
 ): Promise<SeededWorkspace & { createdAt: Date }> {
-  const { workspace, user, role, token, createdAt } = await addMembership(db, input, 'always');
-  if (!token) throw new Error('addMembership issued no token');
+  const { workspace, user, role, token, createdAt } = await addMembership(db, input, (issue) => issue(false));
   return { workspace, user, role, token, createdAt };
 }
