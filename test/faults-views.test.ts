@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Leaderboard, ReadyResponse, RunInfo, RunSummary, WorkerList } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeLeaderboard } from '../apps/api/src/routes/leaderboard.ts';
+import { computeLeaderboard } from '../apps/api/src/services/leaderboard.ts';
 import { type SeededMember, startTestApi, type TestApi } from '../apps/api/src/testing.ts';
 import { register as registerBenchmark } from '../packages/cli/src/commands/benchmark-group.ts';
 import { setCurrentIO } from '../packages/cli/src/context.ts';

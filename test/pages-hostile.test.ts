@@ -33,6 +33,16 @@ beforeAll(async () => {
       { harness: 'nop', model: 'none' },
     ],
   });
+  await seedRun(api.db, {
+    workspaceId: owner.workspaceId,
+    userId: owner.userId,
+    benchmarkId: bench.benchmarkId,
+    tasks: 3,
+    runName: 'queued-wren',
+    status: 'queued',
+    attemptsPerTask: 1,
+    agents: [{ harness: 'oracle', model: 'oracle' }],
+  });
   const theirs = await seedBenchmark(api.db, other.workspaceId, 1, 'their-bench');
   await seedRun(api.db, {
     workspaceId: other.workspaceId,
@@ -90,6 +100,34 @@ describe('pages under hostile input', () => {
     // another workspace's run and benchmark are not found, not forbidden and not shown
     expect((await get(api.url, '/runs/their-run', who)).status).toBe(404);
     expect((await get(api.url, '/benchmarks/their-bench', who)).status).toBe(404);
+  });
+
+  it("answers the download links as the /v1 download route does: 409 before outputs, 404 for a hostile or another workspace's file", async () => {
+    const summary = await get(api.url, '/runs/calm-heron/files/summary.csv', who);
+    expect(summary.status).toBe(200);
+    expect(summary.headers.get('content-disposition')).toBe('attachment; filename="summary.csv"');
+    expect(summary.headers.get('content-type')).toBe('application/octet-stream');
+    const v1 = await fetch(`${api.url}/v1/runs/calm-heron/downloads/file?path=summary.csv`, {
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
+    expect(v1.status).toBe(200);
+    expect(summary.text).toBe(await v1.text());
+    expect(summary.text).toMatch(/^rank,/);
+    const queued = await get(api.url, '/runs/queued-wren/files/results.csv', who);
+    expect(queued.status).toBe(409);
+    expect(queued.text).toContain('run queued-wren is queued: it has no outputs yet');
+    const attempt = '00000000-0000-0000-0000-000000000000';
+    for (const p of [
+      '/runs/calm-heron/files/..%2F..%2Fetc%2Fpasswd',
+      `/runs/calm-heron/attempts/${attempt}/artifacts/..%2F..%2Fx`,
+      `/runs/calm-heron/attempts/not-a-uuid/artifacts/${enc(MARK)}`,
+      `/runs/calm-heron/attempts/${attempt}/artifacts/agent/x.txt`,
+      '/runs/their-run/files/summary.csv',
+    ]) {
+      const res = await get(api.url, p, who);
+      expect(res.status, p).toBe(404);
+      expect(res.text, p).not.toContain(MARK);
+    }
   });
 
   it('refuses a viewer the write pages with a 403 and a hostile run name with a 4xx', async () => {

@@ -37,6 +37,33 @@ describe('/queues', () => {
     expect([...res.text.matchAll(/<form[^>]*action="([^"]*)"/g)].map((m) => m[1])).toEqual(['/logout']);
   });
 
+  it("shows each worker's advertised resources and what is reserved, a hostile GPU id escaped", async () => {
+    await api.db.workerHeartbeat.create({
+      data: {
+        id: 'w-res',
+        hostname: 'h-res',
+        pid: 7,
+        livenessMs: 60_000,
+        capacity: 2,
+        cpus: 6,
+        memoryMb: 12288,
+        gpuIds: ['0', '<img src=x onerror=alert(1)>'],
+      },
+    });
+    await api.db.workerHeartbeat.create({
+      data: { id: 'w-old', hostname: 'h-old', pid: 8, livenessMs: 60_000 },
+    });
+    const who = await signIn(api.url, owner.token);
+    const res = await get(api.url, '/queues', who);
+    expect(res.status).toBe(200);
+    const row = /<tr><td><code>w-res<\/code>.*?<\/tr>/s.exec(res.text)?.[0] ?? '';
+    expect(row).toContain('<td class="n">0 / 6</td>');
+    expect(row).toContain('<td class="n">0 / 12,288</td>');
+    expect(row).toContain('<code>–</code> of <code>0, &lt;img src=x onerror=alert(1)&gt;</code>');
+    expect(res.text).not.toContain('<img src=x');
+    expect(/<tr><td><code>w-old<\/code>.*?<\/tr>/s.exec(res.text)?.[0]).toContain('not advertised');
+  });
+
   it('refuses admins (403) and sends the signed-out to /login', async () => {
     const who = await signIn(api.url, admin.token);
     const res = await get(api.url, '/queues', who);

@@ -158,7 +158,7 @@ describe('results aggregations (SQL) vs the pure scorers on raw attempts', () =>
     // float sums differ in the last bits between SQL and JS: compare through JSON with rounding
     const round = (v: unknown): unknown =>
       JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'number' ? Number(x.toPrecision(10)) : x)));
-    // the scores beside pass@1 (routes/quality.ts) come from other rows: compared elsewhere
+    // the scores beside pass@1 (services/quality.ts) come from other rows: compared elsewhere
     // (test/results-comparability.test.ts)
     const scoresOnly = (r: typeof fromSql) => ({
       ...r,

@@ -7,10 +7,11 @@
 // name. docs/operations.md lists every metric.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { QUEUE_NAMES, WEBHOOK_QUEUE } from '@osmosis/contracts';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ApiError } from './errors.ts';
+import { queueHandles } from './queue-handles.ts';
 
 /** Every queue of the platform, as the metrics and the queue view list them. */
 export const ALL_QUEUES: readonly string[] = [...Object.values(QUEUE_NAMES), WEBHOOK_QUEUE];
@@ -44,16 +45,8 @@ export function registerMetrics(app: FastifyInstance): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   app.decorate('metrics', registry);
-  const queues = new Map<string, Queue>();
-  const queueOf = (name: string) => {
-    let queue = queues.get(name);
-    if (!queue) {
-      queue = new Queue(name, { connection: app.redis, prefix: app.config.queuePrefix });
-      queue.on('error', (error) => app.log.warn({ err: error.message }, 'metrics queue error'));
-      queues.set(name, queue);
-    }
-    return queue;
-  };
+  const queues = queueHandles(app, 'metrics queue error');
+  const queueOf = queues.get;
 
   const http = new Histogram({
     name: 'osmosis_http_request_duration_seconds',
@@ -167,7 +160,7 @@ export function registerMetrics(app: FastifyInstance): void {
   );
 
   app.addHook('onClose', async () => {
-    await Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
+    await queues.close();
   });
 
   app.get('/metrics', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {

@@ -165,18 +165,7 @@ export const SECRET_KEYS = [
   'updater_name',
 ] as const;
 
-/** platform/cli/auth.py `whoami` data */
-export const WHOAMI_KEYS = [
-  'account',
-  'email',
-  'name',
-  'expires_at',
-  'platform_url',
-  'source',
-  'effective_source',
-  'persistent_login',
-  'workspace',
-] as const;
+/** platform/cli/auth.py `whoami` data: `account` and `workspace` objects beside the account's fields */
 export const WHOAMI_ACCOUNT_KEYS = [
   'email',
   'name',
@@ -186,6 +175,7 @@ export const WHOAMI_ACCOUNT_KEYS = [
   'effective_source',
   'persistent_login',
 ] as const;
+export const WHOAMI_KEYS = ['account', ...WHOAMI_ACCOUNT_KEYS, 'workspace'] as const;
 export const WHOAMI_WORKSPACE_KEYS = ['id', 'name', 'role'] as const;
 /** platform/cli/auth.py `_login_operation_result` resource */
 export const LOGIN_RESOURCE_KEYS = [

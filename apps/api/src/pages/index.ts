@@ -12,14 +12,12 @@
 //   GET  /runs/:name/attempts/:id                  attempt page (events, verifier, trajectory)
 //   GET  /runs/:name/attempts/:id/artifacts/*      one artifact, downloaded
 //
-// Pages read through the API itself: each handler calls the /v1 route with the session's token
-// (`app.inject`), so authentication, roles, workspace isolation and every number are the API's.
-// Only the results grid and the attempt page (no /v1 route yet) query Postgres directly, always
-// through the run of the signed-in workspace; the stream is the /v1 stream's own code
-// (serveRunStream), with the session's workspace.
+// Pages call the same services as the /v1 routes (src/services/), with the session's workspace
+// and the routes' role rules (assertRole), so every number, error and refusal is the API's; the
+// stream is the /v1 stream's own code (serveRunStream), with the session's workspace.
 import fastifyCsrf from '@fastify/csrf-protection';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { authContextOf, withPageGrant } from '../auth.ts';
+import { authContextOf } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { AuthFailureLimiter, tokenPrefixOf } from '../rate-limit.ts';
 import { runStreamServer } from '../routes/events-stream.ts';
@@ -28,6 +26,7 @@ import { resolveApiToken, resolveApiTokenById } from '../services/tokens.ts';
 import { retrySync } from './benchmark-sync.ts';
 import { benchmarkPage, benchmarksPage } from './benchmarks.ts';
 import { assertRole, contexts, ctxOf, errorPage, PageError, page, send } from './context.ts';
+import { sendDownload } from './downloads.ts';
 import { type Html, html, layout } from './html.ts';
 import { operatorsPage } from './operators.ts';
 import { queuesPage } from './queues.ts';
@@ -134,6 +133,7 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
   await app.register(async (signed) => {
     await signed.register(fastifyCsrf, { sessionPlugin: '@fastify/session' });
     const serveRunStream = runStreamServer(signed);
+    const serveQueues = queuesPage(signed);
     signed.addHook('preHandler', async (request, reply) => {
       const tokenId = request.session?.tokenId;
       const resolved = tokenId ? await resolveApiTokenById(app.db, tokenId) : null;
@@ -179,7 +179,7 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
       retrySync(ctxOf(request), reply, (request.params as { key: string }).key),
     );
     signed.get('/operators', hide, async (request, reply) => operatorsPage(ctxOf(request), reply));
-    signed.get('/queues', hide, async (request, reply) => queuesPage(ctxOf(request), reply)); // queue view (owners)
+    signed.get('/queues', hide, async (request, reply) => serveQueues(ctxOf(request), reply)); // queue view (owners)
     signed.get('/runs', hide, async (request, reply) =>
       runsPage(ctxOf(request), reply, request.query as Record<string, string>),
     );
@@ -220,41 +220,9 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
       retryRunPage(ctxOf(request), reply, (request.params as { name: string }).name),
     );
 
-    // downloads: the /v1 download route, streamed with the session's token
-    const proxyDownload = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      name: string,
-      path: string,
-    ) => {
-      const ctx = ctxOf(request);
-      const res = await withPageGrant(ctx.auth.tokenId, (headers) =>
-        app.inject({
-          method: 'GET',
-          url: `/v1/runs/${encodeURIComponent(name)}/downloads/file?path=${encodeURIComponent(path)}`,
-          headers,
-          payloadAsStream: true,
-        }),
-      );
-      if (res.statusCode !== 200) {
-        const chunks: Buffer[] = [];
-        for await (const c of res.stream()) chunks.push(c as Buffer);
-        let message = `download failed (${res.statusCode})`;
-        try {
-          message = JSON.parse(Buffer.concat(chunks).toString('utf8')).error.message;
-        } catch {}
-        throw new PageError(res.statusCode, message);
-      }
-      const base = path.split('/').pop() ?? 'download';
-      reply
-        .header('content-type', 'application/octet-stream')
-        .header('content-disposition', `attachment; filename="${base.replace(/[^\w.-]/g, '_')}"`)
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'no-store');
-      const length = res.headers['content-length'];
-      if (length) reply.header('content-length', length);
-      return reply.send(res.stream());
-    };
+    // downloads: the file the /v1 download route serves (services/run-files.ts), as an attachment
+    const proxyDownload = async (request: FastifyRequest, reply: FastifyReply, name: string, path: string) =>
+      sendDownload(reply, ctxOf(request), request.log, name, path);
     signed.get('/runs/:name/files/:file', hide, async (request, reply) => {
       const { name, file } = request.params as { name: string; file: string };
       if (!['summary.csv', 'results.csv', 'logs.txt'].includes(file))

@@ -2,7 +2,7 @@
 // terminus-2 scores and why not, HLE's calibration error, the mean rubric score of partial-credit
 // judges; the leaderboard's "comparable only" filter.
 import type { BenchmarkDetail, RunResults } from '@osmosis/contracts';
-import { computeLeaderboard } from '../routes/leaderboard.ts';
+import { computeLeaderboard } from '../services/leaderboard.ts';
 import type { PageContext } from './context.ts';
 import { type Html, html, pct, qs } from './html.ts';
 

@@ -1,55 +1,13 @@
 // Sending a download's bytes: artifact storage as a stream source, single `Range: bytes=` ranges
 // (206 with Content-Range, 416 when not satisfiable) and a Content-Disposition that a hostile
 // file name cannot break out of.
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { Transform } from 'node:stream';
-import { storageFromProcessEnv } from '@osmosis/tasks';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { isSafeRelativePath } from './download-paths.ts';
+import type { FastifyReply } from 'fastify';
 
 /** What downloads need from artifact storage (structurally @osmosis/storage's ArtifactStorage). */
 export interface BlobSource {
   getStream(key: string, range?: { start: number; end?: number }): Promise<Readable>;
-}
-
-/** Reads keys under OSMOSIS_DATA_DIR directly (the local storage layout: key = relative path). */
-export function localBlobSource(root: string = process.env.OSMOSIS_DATA_DIR || '.local/data'): BlobSource {
-  const base = path.resolve(root);
-  return {
-    async getStream(key: string, range?: { start: number; end?: number }) {
-      if (!isSafeRelativePath(key)) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
-      const file = path.join(base, ...key.split('/'));
-      const handle = await open(file, 'r');
-      return handle.createReadStream(range);
-    },
-  };
-}
-
-export function blobSourceOf(app: FastifyInstance): BlobSource {
-  const storage = (app as unknown as { storage?: BlobSource }).storage;
-  return storage && typeof storage.getStream === 'function' ? storage : storageFromProcessEnv();
-}
-
-/** Bytes [start, end] (inclusive) of a stream. */
-export function sliceStream(source: Readable, start: number, end: number): Readable {
-  let pos = 0;
-  const slicer = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      const from = Math.max(0, start - pos);
-      const to = Math.min(chunk.length, end + 1 - pos);
-      pos += chunk.length;
-      if (to > from) this.push(chunk.subarray(from, to));
-      if (pos > end) {
-        this.push(null);
-        source.destroy();
-      }
-      cb();
-    },
-  });
-  source.on('error', (e) => slicer.destroy(e));
-  return source.pipe(slicer);
 }
 
 /** Parses a single `bytes=` range; null = none or ignored (multiple ranges); 'invalid' = 416. */

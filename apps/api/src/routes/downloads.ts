@@ -13,8 +13,8 @@
 // given `at`, so sizes in the manifest hold while the run goes on.
 //
 // The files are made in services/download-csv.ts (kept briefly by services/generated-files.ts);
-// their bytes are sent by download-bytes.ts; the paths are parsed by download-paths.ts.
-import type { Readable } from 'node:stream';
+// one is found and opened by services/run-files.ts (the pages' download links call it too); its
+// bytes are sent by download-bytes.ts; the paths are parsed by services/download-paths.ts.
 import {
   DownloadManifestResponse,
   type DownloadType,
@@ -22,34 +22,27 @@ import {
   parseDownloadTypes,
   STANDARD_ERROR_RESPONSES,
 } from '@osmosis/contracts';
-import { runArtifact, runArtifacts } from '@osmosis/db';
-import type { FastifyInstance } from 'fastify';
+import { runArtifacts } from '@osmosis/db';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
+import { isSafeRelativePath } from '../services/download-paths.ts';
 import { generatedFile } from '../services/generated-files.ts';
+import { assertHasOutputs, openRunFile, type RunFile } from '../services/run-files.ts';
 import { type RunForResults, runOr404 } from '../services/run-results.ts';
-import { attachmentDisposition, blobSourceOf, sendBytes, sendStream, sliceStream } from './download-bytes.ts';
-import { isSafeRelativePath, parseFilePath } from './download-paths.ts';
+import { attachmentDisposition, sendBytes, sendStream } from './download-bytes.ts';
 import { RunNameParams } from './results.ts';
 
 /** Outcomes recorded within this margin before a snapshot may still be in flight: left out. */
 export const SNAPSHOT_MARGIN_MS = 2000;
 
-function assertHasOutputs(run: RunForResults): void {
-  if (run.status === 'pending' || run.status === 'queued') {
-    throw ApiError.conflict(`run ${run.name} is ${run.status}: it has no outputs yet`, {
-      status: run.status,
-    });
-  }
-}
-
-/** The as-of time of a download: the snapshot time for a run still going on, else none. */
-function asOfFor(run: RunForResults, at: Date | null): Date | null {
-  if (!at) return null;
-  if (run.status !== 'running' && run.finishedAt && run.finishedAt <= at) return null;
-  return at;
-}
+/** The generated files of a download, in the manifest's order. */
+const GENERATED_FILES = [
+  ['summary', 'summary.csv'],
+  ['results', 'results.csv'],
+  ['logs', 'logs.txt'],
+] as const;
 
 export async function buildManifest(
   app: FastifyInstance,
@@ -62,26 +55,9 @@ export async function buildManifest(
   const generatedAt = snapshot ? new Date(now.getTime() - SNAPSHOT_MARGIN_MS) : now;
   const asOf = snapshot ? generatedAt : null;
   const files: ManifestFile[] = [];
-  if (types.includes('summary')) {
-    files.push({
-      type: 'summary',
-      path: 'summary.csv',
-      size: (await generatedFile(db, run, 'summary', asOf, true)).size ?? 0,
-    });
-  }
-  if (types.includes('results')) {
-    files.push({
-      type: 'results',
-      path: 'results.csv',
-      size: (await generatedFile(db, run, 'results', asOf, true)).size ?? 0,
-    });
-  }
-  if (types.includes('logs')) {
-    files.push({
-      type: 'logs',
-      path: 'logs.txt',
-      size: (await generatedFile(db, run, 'logs', asOf, true)).size ?? 0,
-    });
+  for (const [type, path] of GENERATED_FILES) {
+    if (types.includes(type))
+      files.push({ type, path, size: (await generatedFile(db, run, type, asOf, true)).size ?? 0 });
   }
   if (types.includes('artifacts')) {
     for (const a of await runArtifacts(db, run.id, asOf)) {
@@ -97,6 +73,17 @@ export async function buildManifest(
     }
   }
   return { files, generatedAt, snapshot };
+}
+
+/** A run's file as the download route answers: ranges, its content type, an artifact as an attachment. */
+async function sendRunFile(reply: FastifyReply, range: string | undefined, file: RunFile) {
+  if (file.artifact)
+    reply
+      .header('content-disposition', attachmentDisposition(file.name))
+      .header('x-content-type-options', 'nosniff');
+  if (file.buf) return sendBytes(reply, range, file.buf.length, file.name, file.buf);
+  if (file.size === null) return sendStream(reply, file.name, await file.whole());
+  return sendBytes(reply, range, file.size, file.name, file.slice);
 }
 
 export const downloadRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -155,38 +142,17 @@ export const downloadRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const run = await runOr404(app.db, request.auth.workspace.id, request.params.name);
-      assertHasOutputs(run);
-      const ref = parseFilePath(request.query.path);
-      if (!ref) throw ApiError.notFound('file');
-      const asOf = asOfFor(run, request.query.at ? new Date(request.query.at) : null);
-      const range = request.headers.range;
-      const db = app.db;
-      if (ref.kind !== 'artifact') {
-        const name = request.query.path;
-        const file = await generatedFile(db, run, ref.kind, asOf, range !== undefined);
-        if (file.buf) return sendBytes(reply, range, file.buf.length, name, file.buf);
-        if (file.size === null) return sendStream(reply, name, file.stream());
-        return sendBytes(reply, range, file.size, name, async (start, end) =>
-          sliceStream(file.stream(), start, end),
-        );
-      }
-      const artifact = await runArtifact(db, run.id, ref.attemptId, ref.path);
-      if (!artifact) throw ApiError.notFound('file');
-      const source = blobSourceOf(app);
-      reply
-        .header('content-disposition', attachmentDisposition(ref.path))
-        .header('x-content-type-options', 'nosniff');
-      return sendBytes(reply, range, artifact.size, ref.path, async (start, end) => {
-        let stream: Readable;
-        try {
-          stream = await source.getStream(artifact.storage_key, { start, end });
-        } catch (error) {
-          request.log.warn({ err: error, key: artifact.storage_key }, 'artifact missing from storage');
-          throw new ApiError('UNAVAILABLE', 'the artifact is not available from storage');
-        }
-        return stream;
-      });
+      const file = await openRunFile(
+        { db: app.db, storage: app.storage, log: request.log },
+        request.auth.workspace.id,
+        request.params.name,
+        request.query.path,
+        {
+          at: request.query.at ? new Date(request.query.at) : null,
+          needSize: request.headers.range !== undefined,
+        },
+      );
+      return sendRunFile(reply, request.headers.range, file);
     },
   );
 };

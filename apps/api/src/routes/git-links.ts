@@ -9,12 +9,12 @@
 //   GET    /v1/git-links/resolve               X-Osmosis-Git: <identity> → the caller's workspaces linking it
 //
 // One identity may be linked by several workspaces (nobody can claim a repository away from
-// another tenant); resolution only reveals workspaces the caller is a member of.
+// another tenant); resolution only reveals workspaces the caller is a member of. The links:
+// services/git-links.ts.
 import {
   DeleteGitLinkResponse,
   GIT_IDENTITY_HEADER,
   GitIdentity,
-  type GitLink,
   GitLinkQuery,
   GitLinkResolveResponse,
   ListGitLinksResponse,
@@ -23,60 +23,10 @@ import {
   SetGitLinkResponse,
   STANDARD_ERROR_RESPONSES,
 } from '@osmosis/contracts';
-import type { Db } from '@osmosis/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole } from '../auth.ts';
 import { ApiError } from '../errors.ts';
-import { iso, page, userSummary } from '../services/serialize.ts';
-
-/** Links a workspace may hold (a workspace is one team's; a few repositories at most). */
-export const MAX_GIT_LINKS = 100;
-
-interface LinkRow {
-  identity: string;
-  remoteUrl: string | null;
-  addedById: string;
-  createdAt: Date;
-}
-
-async function describe(db: Db, rows: LinkRow[]): Promise<GitLink[]> {
-  const ids = [...new Set(rows.map((r) => r.addedById))];
-  const users = ids.length
-    ? await db.user.findMany({
-        where: { id: { in: ids } },
-        select: { id: true, email: true, displayName: true },
-      })
-    : [];
-  const byId = new Map(users.map((u) => [u.id, userSummary(u)]));
-  return rows.map((r) => ({
-    identity: r.identity,
-    remote_url: r.remoteUrl,
-    added_by: byId.get(r.addedById) ?? null,
-    created_at: iso(r.createdAt),
-  }));
-}
-
-/** A remote URL kept for display: no credentials, query or fragment (the CLI sends none; a client may). */
-function displayUrl(raw: string | undefined): string | null {
-  if (!raw) return null;
-  try {
-    const url = new URL(raw);
-    // `git@` of an ssh remote is the transport's user, not a credential (as upstream keeps it)
-    if (!(url.protocol === 'ssh:' && url.username === 'git' && !url.password)) url.username = '';
-    url.password = '';
-    url.search = '';
-    url.hash = '';
-    return url.toString();
-  } catch {
-    // scp-like `git@host:owner/repo`: keep the host and path only
-    const scp = /^[^@\s/]+@([^:\s/]+):(\S+)$/.exec(raw);
-    return scp ? `${scp[1]}:${scp[2]}` : null;
-  }
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return !!error && typeof error === 'object' && (error as { code?: string }).code === 'P2002';
-}
+import { linkRepository, listGitLinks, unlinkRepository, workspacesLinking } from '../services/git-links.ts';
 
 export const gitLinkRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -89,20 +39,7 @@ export const gitLinkRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ListGitLinksResponse, ...STANDARD_ERROR_RESPONSES },
       },
     },
-    async (request) => {
-      const { limit, offset } = request.query;
-      const where = { workspaceId: request.auth.workspace.id };
-      const [total, rows] = await Promise.all([
-        app.db.workspaceGitLink.count({ where }),
-        app.db.workspaceGitLink.findMany({
-          where,
-          orderBy: [{ createdAt: 'asc' }, { identity: 'asc' }],
-          skip: offset,
-          take: limit,
-        }),
-      ]);
-      return page(await describe(app.db, rows), total, offset);
-    },
+    async (request) => listGitLinks(app.db, request.auth.workspace.id, request.query),
   );
 
   app.put(
@@ -117,42 +54,14 @@ export const gitLinkRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const workspaceId = request.auth.workspace.id;
-      const { identity } = request.body;
-      const existing = await app.db.workspaceGitLink.findUnique({
-        where: { workspaceId_identity: { workspaceId, identity } },
+      const data = await linkRepository(app.db, {
+        workspaceId: request.auth.workspace.id,
+        identity: request.body.identity,
+        remoteUrl: request.body.remote_url,
+        userId: request.auth.user.id,
       });
-      if (existing) {
-        reply.code(200);
-        return { data: { ...(await describe(app.db, [existing]))[0]!, created: false } };
-      }
-      if ((await app.db.workspaceGitLink.count({ where: { workspaceId } })) >= MAX_GIT_LINKS)
-        throw ApiError.conflict(
-          `the workspace links ${MAX_GIT_LINKS} repositories already; unlink one first`,
-          {
-            limit: MAX_GIT_LINKS,
-          },
-        );
-      let row: LinkRow;
-      try {
-        row = await app.db.workspaceGitLink.create({
-          data: {
-            workspaceId,
-            identity,
-            remoteUrl: displayUrl(request.body.remote_url),
-            addedById: request.auth.user.id,
-          },
-        });
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        row = await app.db.workspaceGitLink.findUniqueOrThrow({
-          where: { workspaceId_identity: { workspaceId, identity } },
-        });
-        reply.code(200);
-        return { data: { ...(await describe(app.db, [row]))[0]!, created: false } };
-      }
-      reply.code(201);
-      return { data: { ...(await describe(app.db, [row]))[0]!, created: true } };
+      reply.code(data.created ? 201 : 200);
+      return { data };
     },
   );
 
@@ -169,10 +78,7 @@ export const gitLinkRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { identity } = request.query;
-      const deleted = await app.db.workspaceGitLink.deleteMany({
-        where: { workspaceId: request.auth.workspace.id, identity },
-      });
-      if (deleted.count === 0) throw ApiError.notFound(`git link "${identity}"`);
+      await unlinkRepository(app.db, request.auth.workspace.id, identity);
       return { data: { identity, deleted: true as const } };
     },
   );
@@ -198,22 +104,11 @@ export const gitLinkRoutes: FastifyPluginAsyncZod = async (app) => {
       const identity = parsed.data;
       const { user, workspace, token } = request.auth;
       // a confined token reaches its own workspace only; otherwise every workspace of the user
-      const reach = token.confined
-        ? [workspace.id]
-        : (
-            await app.db.membership.findMany({ where: { userId: user.id }, select: { workspaceId: true } })
-          ).map((m) => m.workspaceId);
-      const links = await app.db.workspaceGitLink.findMany({
-        where: { identity, workspaceId: { in: reach } },
-        select: { workspaceId: true },
-      });
-      const workspaces = links.length
-        ? await app.db.workspace.findMany({
-            where: { id: { in: links.map((l) => l.workspaceId) } },
-            select: { id: true, name: true },
-            orderBy: { name: 'asc' },
-          })
-        : [];
+      const workspaces = await workspacesLinking(
+        app.db,
+        { userId: user.id, onlyWorkspaceId: token.confined ? workspace.id : null },
+        identity,
+      );
       return { data: { identity, workspaces } };
     },
   );

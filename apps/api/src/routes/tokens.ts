@@ -11,28 +11,13 @@ import {
   STANDARD_ERROR_RESPONSES,
   TokenParams,
 } from '@osmosis/contracts';
-import type { Db } from '@osmosis/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { assertInWorkspace, isUuid, uuidOr404 } from '../auth.ts';
+import { assertInWorkspace, uuidOr404 } from '../auth.ts';
 import { ApiError } from '../errors.ts';
-import { page, tokenInfo } from '../services/serialize.ts';
+import { membershipByRef } from '../services/memberships.ts';
+import { tokenInfo } from '../services/serialize.ts';
 import { childTokenBounds } from '../services/token-bounds.ts';
-import { issueApiToken, lockActiveParent, revokeTokenTree } from '../services/tokens.ts';
-import { TX_OPTIONS } from '../services/workspaces.ts';
-
-/** The caller's membership in a workspace named by id or exact name; 404 when not a member. */
-async function findMembership(db: Db, userId: string, ref: string) {
-  const membership = await db.membership.findFirst({
-    where: { userId, workspace: isUuid(ref) ? { OR: [{ id: ref }, { name: ref }] } : { name: ref } },
-    include: { workspace: true },
-  });
-  if (!membership) throw ApiError.notFound(`workspace "${ref}"`);
-  return {
-    workspaceId: membership.workspaceId,
-    workspaceName: membership.workspace.name,
-    role: membership.role,
-  };
-}
+import { findToken, issueChildToken, listTokens, revokeToken } from '../services/workspace-tokens.ts';
 
 export const tokenRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -50,20 +35,11 @@ export const tokenRoutes: FastifyPluginAsyncZod = async (app) => {
       if (scope === 'workspace' && !roleAtLeast(request.auth.role, 'admin')) {
         throw ApiError.forbidden('listing every token of the workspace needs the admin role or higher');
       }
-      const where = {
-        workspaceId: request.auth.workspace.id,
-        ...(scope === 'own' ? { userId: request.auth.user.id } : {}),
-      };
-      const [total, rows] = await Promise.all([
-        app.db.apiToken.count({ where }),
-        app.db.apiToken.findMany({
-          where,
-          orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
-          skip: offset,
-          take: limit,
-        }),
-      ]);
-      return page(rows.map(tokenInfo), total, offset);
+      return listTokens(
+        app.db,
+        { workspaceId: request.auth.workspace.id, userId: scope === 'own' ? request.auth.user.id : null },
+        { limit, offset },
+      );
     },
   );
 
@@ -83,7 +59,7 @@ export const tokenRoutes: FastifyPluginAsyncZod = async (app) => {
       const { auth } = request;
       const body = request.body;
       const target = body.workspace
-        ? await findMembership(app.db, auth.user.id, body.workspace)
+        ? await membershipByRef(app.db, auth.user.id, body.workspace)
         : { workspaceId: auth.workspace.id, workspaceName: auth.workspace.name, role: auth.memberRole };
       const bounds = childTokenBounds(
         {
@@ -102,18 +78,15 @@ export const tokenRoutes: FastifyPluginAsyncZod = async (app) => {
           ...(body.role ? { role: body.role } : {}),
         },
       );
-      const token = await app.db.$transaction(async (tx) => {
-        await lockActiveParent(tx, auth.tokenId);
-        return issueApiToken(tx, {
-          workspaceId: target.workspaceId,
-          userId: auth.user.id,
-          name: body.name,
-          expiresAt: bounds.expiresAt,
-          maxRole: bounds.maxRole,
-          parentId: auth.tokenId,
-          confined: bounds.confined,
-        });
-      }, TX_OPTIONS);
+      const token = await issueChildToken(app.db, {
+        workspaceId: target.workspaceId,
+        userId: auth.user.id,
+        name: body.name,
+        expiresAt: bounds.expiresAt,
+        maxRole: bounds.maxRole,
+        parentId: auth.tokenId,
+        confined: bounds.confined,
+      });
       reply.code(201);
       return { data: { ...token, workspace: { id: target.workspaceId, name: target.workspaceName } } };
     },
@@ -133,13 +106,12 @@ export const tokenRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const id = uuidOr404(request.params.id, 'token');
-      const row = assertInWorkspace(request, await app.db.apiToken.findUnique({ where: { id } }), 'token');
+      const row = assertInWorkspace(request, await findToken(app.db, id), 'token');
       if (row.userId !== request.auth.user.id && !roleAtLeast(request.auth.role, 'admin')) {
         throw ApiError.forbidden("revoking another member's token needs the admin role or higher");
       }
       if (row.revokedAt) return { data: tokenInfo(row) };
-      await revokeTokenTree(app.db, id);
-      return { data: tokenInfo(await app.db.apiToken.findUniqueOrThrow({ where: { id } })) };
+      return { data: await revokeToken(app.db, id) };
     },
   );
 };

@@ -12,7 +12,8 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { uuidOr404 } from '../auth.ts';
 import { ApiError } from '../errors.ts';
-import { page, workspaceSummary } from '../services/serialize.ts';
+import { assertWorkspaceNameFree, listWorkspacesOf, workspaceOfMember } from '../services/memberships.ts';
+import { workspaceSummary } from '../services/serialize.ts';
 import { childTokenBounds } from '../services/token-bounds.ts';
 import { createWorkspaceWithOwner } from '../services/workspaces.ts';
 
@@ -28,26 +29,12 @@ export const workspaceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const { limit, offset } = request.query;
       // a confined token (lent by an admin) sees only its own workspace of the user's
-      const where = {
-        userId: request.auth.user.id,
-        ...(request.auth.token.confined ? { workspaceId: request.auth.workspace.id } : {}),
-      };
-      const [total, rows] = await Promise.all([
-        app.db.membership.count({ where }),
-        app.db.membership.findMany({
-          where,
-          include: { workspace: true },
-          orderBy: [{ workspace: { name: 'asc' } }],
-          skip: offset,
-          take: limit,
-        }),
-      ]);
-      return page(
-        rows.map((m) => ({ ...workspaceSummary(m.workspace), role: m.role })),
-        total,
-        offset,
+      const { auth } = request;
+      return listWorkspacesOf(
+        app.db,
+        { userId: auth.user.id, onlyWorkspaceId: auth.token.confined ? auth.workspace.id : null },
+        request.query,
       );
     },
   );
@@ -66,12 +53,7 @@ export const workspaceRoutes: FastifyPluginAsyncZod = async (app) => {
       const id = uuidOr404(request.params.id, 'workspace');
       if (request.auth.token.confined && id !== request.auth.workspace.id)
         throw ApiError.notFound('workspace');
-      const membership = await app.db.membership.findUnique({
-        where: { workspaceId_userId: { workspaceId: id, userId: request.auth.user.id } },
-        include: { workspace: true },
-      });
-      if (!membership) throw ApiError.notFound('workspace');
-      return { data: { ...workspaceSummary(membership.workspace), role: membership.role } };
+      return { data: await workspaceOfMember(app.db, id, request.auth.user.id) };
     },
   );
 
@@ -93,8 +75,7 @@ export const workspaceRoutes: FastifyPluginAsyncZod = async (app) => {
           `the token you are using works only in workspace ${auth.workspace.name} (an admin of it received it when they added you), so it cannot create workspaces`,
         );
       }
-      const existing = await app.db.workspace.findUnique({ where: { name: request.body.name } });
-      if (existing) throw ApiError.conflict(`a workspace named "${request.body.name}" already exists`);
+      await assertWorkspaceNameFree(app.db, request.body.name);
       // the owner's token of the new workspace is made with the caller's token: same bounds
       const bounds = childTokenBounds(
         {

@@ -10,9 +10,9 @@ import {
 import { defaultTaskConfig } from '@osmosis/tasks';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../errors.ts';
-import { computeLeaderboard } from '../routes/leaderboard.ts';
 import { benchmarkToWire, findBenchmarkByRef } from './benchmark-wire.ts';
 import type { ServiceDeps } from './deps.ts';
+import { computeLeaderboard } from './leaderboard.ts';
 
 /** The benchmark `ref` (key, exact name or id) of the workspace, or 404. */
 export async function benchmarkDetail(

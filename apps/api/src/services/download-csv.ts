@@ -4,7 +4,7 @@
 // as an async iterable of chunks, so a run of any size is streamed with flat memory.
 import type { RunResults } from '@osmosis/contracts';
 import { type Db, eventsAfter, resultsCsvPage } from '@osmosis/db';
-import { QUALITY_COLUMNS, qualityCells } from '../routes/quality-csv.ts';
+import { QUALITY_COLUMNS, qualityCells } from './quality-csv.ts';
 
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';

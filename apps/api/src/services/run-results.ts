@@ -9,7 +9,7 @@ import type { RunResults, RunStatusName } from '@osmosis/contracts';
 import { type AgentAggregate, buildRunResults, passAt1, type RunResultsInput } from '@osmosis/core';
 import { type AgentAggregateRow, agentAggregates, type Db, taskBuckets } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
-import { withQuality } from '../routes/quality.ts';
+import { withQuality } from './quality.ts';
 
 /** The columns of a run that scoring needs (a Prisma `run` row with its agents and benchmark key). */
 export interface RunForResults {

@@ -64,3 +64,14 @@ export function page<T>(items: T[], total: number, offset: number) {
   const next = offset + items.length;
   return { items, total_count: total, has_more: next < total, next_offset: next < total ? next : null };
 }
+
+/** One page of rows as the envelope: the total and the rows read together, then converted. */
+export async function pageOfRows<R, T>(
+  offset: number,
+  total: Promise<number>,
+  rows: Promise<R[]>,
+  convert: (rows: R[]) => T[] | Promise<T[]>,
+) {
+  const [count, found] = await Promise.all([total, rows]);
+  return page(await convert(found), count, offset);
+}

@@ -63,22 +63,23 @@ export interface AddedMember {
   token: CreatedApiToken | null;
 }
 
+type MemberInput = {
+  workspaceId: string;
+  email: string;
+  role: MemberRole;
+  displayName?: string | null;
+  tokenName?: string;
+};
+
 /**
- * What an admin's `POST /v1/members` does: adds the user with a role. An existing user gets the
- * membership only; no credential of theirs is made for the admin. A user created here has no
- * other way in, so they get a token, shown to the admin to hand over and confined to this
- * workspace: whoever saw it never reaches the user's later workspaces with it.
+ * Adds the user with `email` (created when new) to a workspace with a role; `tokenOf` decides,
+ * knowing whether the user existed, which token (if any) to issue them in the same transaction.
  */
-export async function addMember(
+async function addMembership<T>(
   db: Db,
-  input: {
-    workspaceId: string;
-    email: string;
-    role: MemberRole;
-    displayName?: string | null;
-    tokenName?: string;
-  },
-): Promise<AddedMember> {
+  input: MemberInput,
+  tokenOf: (issue: (confined: boolean) => Promise<CreatedApiToken>, existed: boolean) => Promise<T>,
+) {
   return db.$transaction(async (tx) => {
     const email = normalizeEmail(input.email);
     const existing = await tx.user.findUnique({ where: { email } });
@@ -88,23 +89,32 @@ export async function addMember(
       data: { workspaceId: input.workspaceId, userId: user.id, role: input.role },
       include: { workspace: true },
     });
-    const token = existing
-      ? null
-      : await issueApiToken(tx, {
-          workspaceId: input.workspaceId,
-          userId: user.id,
-          name: input.tokenName ?? 'default',
-          confined: true,
-        });
+    const issue = (confined: boolean) =>
+      issueApiToken(tx, {
+        workspaceId: input.workspaceId,
+        userId: user.id,
+        name: input.tokenName ?? 'default',
+        confined,
+      });
     return {
       workspace: membership.workspace,
       user,
       role: input.role,
       createdAt: membership.createdAt,
       userCreated: !existing,
-      token,
+      token: await tokenOf(issue, !!existing),
     };
   }, TX_OPTIONS);
+}
+
+/**
+ * What an admin's `POST /v1/members` does: adds the user with a role. An existing user gets the
+ * membership only; no credential of theirs is made for the admin. A user created here has no
+ * other way in, so they get a token, shown to the admin to hand over and confined to this
+ * workspace: whoever saw it never reaches the user's later workspaces with it.
+ */
+export async function addMember(db: Db, input: MemberInput): Promise<AddedMember> {
+  return addMembership(db, input, async (issue, existed) => (existed ? null : issue(true)));
 }
 
 /**
@@ -113,36 +123,8 @@ export async function addMember(
  */
 export async function addMemberWithToken(
   db: Db,
-  input: {
-    workspaceId: string;
-    email: string;
-    role: MemberRole;
-    displayName?: string | null;
-    tokenName?: string;
-  },
+  input: MemberInput,
 ): Promise<SeededWorkspace & { createdAt: Date }> {
-  return db.$transaction(async (tx) => {
-    const email = normalizeEmail(input.email);
-    const user = await tx.user.upsert({
-      where: { email },
-      update: {},
-      create: { email, displayName: input.displayName ?? null },
-    });
-    const membership = await tx.membership.create({
-      data: { workspaceId: input.workspaceId, userId: user.id, role: input.role },
-      include: { workspace: true },
-    });
-    const token = await issueApiToken(tx, {
-      workspaceId: input.workspaceId,
-      userId: user.id,
-      name: input.tokenName ?? 'default',
-    });
-    return {
-      workspace: membership.workspace,
-      user,
-      role: input.role,
-      token,
-      createdAt: membership.createdAt,
-    };
-  }, TX_OPTIONS);
+  const { workspace, user, role, token, createdAt } = await addMembership(db, input, (issue) => issue(false));
+  return { workspace, user, role, token, createdAt };
 }

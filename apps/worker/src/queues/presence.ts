@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { capacityOf } from '../capacity-config.ts';
 import { heartbeatWorker, type WorkerPresence } from '../reaper.ts';
+import { periodicLoop } from './periodic-loop.ts';
 import type { QueueModule, WorkerContext } from './types.ts';
 
 const VERSION = (() => {
@@ -67,33 +68,19 @@ export async function beat(ctx: WorkerContext, options: { awaitProbe?: boolean }
 export const presenceModule: QueueModule = {
   name: 'presence',
   create(ctx) {
-    let timer: NodeJS.Timeout | undefined;
-    let running: Promise<unknown> = Promise.resolve();
-    let stopped = false;
     let failing = false;
-    const tick = () => {
-      running = beat(ctx)
-        .then(() => {
-          failing = false;
-        })
-        .catch((error) => {
-          if (!failing)
-            ctx.logger.warn({ err: error instanceof Error ? error.message : error }, 'heartbeat failed');
-          failing = true;
-        })
-        .finally(() => {
-          if (!stopped) timer = setTimeout(tick, presenceIntervalMs(ctx.config));
-        });
-    };
-    return {
-      start() {
-        tick();
-      },
-      async close() {
-        stopped = true;
-        clearTimeout(timer);
-        await running;
-      },
-    };
+    return periodicLoop(
+      () =>
+        beat(ctx)
+          .then(() => {
+            failing = false;
+          })
+          .catch((error) => {
+            if (!failing)
+              ctx.logger.warn({ err: error instanceof Error ? error.message : error }, 'heartbeat failed');
+            failing = true;
+          }),
+      () => presenceIntervalMs(ctx.config),
+    );
   },
 };

@@ -18,6 +18,7 @@ import { ACTIVE_RUN_STATUSES } from '../attempts/placement.ts';
 import { cancelAttemptTx, completeRunIfDone } from '../attempts/run-completion.ts';
 import { dispatchLimitsOf } from '../capacity-config.ts';
 import { leaseKeeper } from '../reaper.ts';
+import { periodicLoop } from './periodic-loop.ts';
 import type { QueueModule, WorkerContext } from './types.ts';
 
 export interface ReconcileReport {
@@ -103,29 +104,15 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
 export const reconcilerModule: QueueModule = {
   name: 'reconciler',
   create(ctx) {
-    let timer: NodeJS.Timeout | undefined;
-    let running: Promise<unknown> = Promise.resolve();
-    let stopped = false;
-    const tick = () => {
-      running = reconcileOnce(ctx)
-        .then(() => ctx.database.succeeded())
-        .catch((error) => {
-          ctx.database.failed(error);
-          ctx.logger.warn({ err: error instanceof Error ? error.message : error }, 'reconcile failed');
-        })
-        .finally(() => {
-          if (!stopped) timer = setTimeout(tick, ctx.config.reconcileMs);
-        });
-    };
-    return {
-      start() {
-        tick();
-      },
-      async close() {
-        stopped = true;
-        clearTimeout(timer);
-        await running;
-      },
-    };
+    return periodicLoop(
+      () =>
+        reconcileOnce(ctx)
+          .then(() => ctx.database.succeeded())
+          .catch((error) => {
+            ctx.database.failed(error);
+            ctx.logger.warn({ err: error instanceof Error ? error.message : error }, 'reconcile failed');
+          }),
+      () => ctx.config.reconcileMs,
+    );
   },
 };

@@ -14,7 +14,7 @@
 import { createReadStream, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import type { Benchmark } from '@osmosis/contracts';
+import type { Benchmark, CliNextStep } from '@osmosis/contracts';
 import type { Command } from 'commander';
 import { authenticatedClient } from '../api.ts';
 import { type Context, contextOf } from '../context.ts';
@@ -59,17 +59,25 @@ interface AddOptions {
   wait?: boolean;
 }
 
-function metadataOf(options: AddOptions): Record<string, unknown> {
-  const m: Record<string, unknown> = {
+/** The benchmark's metadata as given on the command line (undefined where not given). */
+function metadataFields(options: AddOptions) {
+  return {
     key: options.key,
     name: options.name,
     description: options.description,
     source_url: options.sourceUrl,
     default_harness: options.defaultHarness,
     pass_threshold: options.passThreshold,
-    requires_judge_model: options.judgeModel || options.judgeKind ? true : undefined,
     judge_model_default: options.judgeModel,
     judge_kind: options.judgeKind,
+  };
+}
+
+/** The metadata of a JSON body (git, registry, catalog sources). */
+function metadataOf(options: AddOptions): Record<string, unknown> {
+  const m: Record<string, unknown> = {
+    ...metadataFields(options),
+    requires_judge_model: options.judgeModel || options.judgeKind ? true : undefined,
     required_secret_names: options.requiredSecret,
   };
   return Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined));
@@ -90,6 +98,38 @@ async function waitUntilSynced(
     if (b.sync_status === 'ready' || b.sync_status === 'failed') return b;
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+/**
+ * The outcome of `benchmark add` or `benchmark sync` (after waiting, with --wait): the sync failed,
+ * is ready, or is still going on, each with its own message and next steps.
+ */
+async function printSyncOutcome(
+  ctx: Context,
+  client: ReturnType<typeof authenticatedClient>,
+  operation: 'benchmark.add' | 'benchmark.sync',
+  started: Benchmark,
+  wait: boolean | undefined,
+  text: {
+    failed(b: Benchmark): string;
+    ready(b: Benchmark): string;
+    syncing(b: Benchmark): string;
+    next(b: Benchmark, failed: boolean): CliNextStep[];
+  },
+): Promise<void> {
+  const final = wait ? await waitUntilSynced(ctx, client, started.key) : started;
+  const failed = final.sync_status === 'failed';
+  printAction(ctx, {
+    status: failed ? 'failed' : 'success',
+    operation,
+    resource: { type: 'benchmark', ...benchmarkItem(final) },
+    message: failed
+      ? text.failed(final)
+      : final.sync_status === 'ready'
+        ? text.ready(final)
+        : text.syncing(final),
+    next_steps_structured: text.next(final, failed),
+  });
 }
 
 export function registerBenchmarkSources(benchmark: Command): void {
@@ -141,15 +181,9 @@ export function registerBenchmarkSources(benchmark: Command): void {
         if (!isDir && !/\.(tar\.gz|tgz|tar)$/.test(source)) {
           throw usageError(`${source} is neither a folder of tasks nor a .tar.gz/.tgz/.tar archive`);
         }
+        // the archive upload takes the metadata as query parameters (lists comma-separated)
         const query: Record<string, string | number | undefined> = {
-          key: options.key,
-          name: options.name,
-          description: options.description,
-          source_url: options.sourceUrl,
-          default_harness: options.defaultHarness,
-          pass_threshold: options.passThreshold,
-          judge_model_default: options.judgeModel,
-          judge_kind: options.judgeKind,
+          ...metadataFields(options),
           required_secret_names: options.requiredSecret?.join(','),
           path: options.path,
         };
@@ -229,23 +263,18 @@ export function registerBenchmarkSources(benchmark: Command): void {
           'give a folder or .tar.gz of tasks, a git URL, name@version with --registry, or a catalog key',
         );
       }
-      const final = options.wait ? await waitUntilSynced(ctx, client, created.key) : created;
-      const failed = final.sync_status === 'failed';
-      printAction(ctx, {
-        status: failed ? 'failed' : 'success',
-        operation: 'benchmark.add',
-        resource: { type: 'benchmark', ...benchmarkItem(final) },
-        message: failed
-          ? `Added ${final.name} (${final.key}), but its sync failed: ${final.sync_error}`
-          : final.sync_status === 'ready'
-            ? `Added ${final.name} (${final.key}) with ${final.task_count} tasks.`
-            : `Added ${final.name} (${final.key}); its tasks are syncing${final.expected_task_count ? ` (${final.expected_task_count} expected)` : ''}.`,
-        next_steps_structured: failed
-          ? [step('Retry the sync', `osmosis benchmark sync ${final.key}`)]
-          : [
-              step('Follow the sync', 'osmosis benchmark list'),
-              step('See the benchmark', `osmosis benchmark info ${final.key}`),
-            ],
+      await printSyncOutcome(ctx, client, 'benchmark.add', created, options.wait, {
+        failed: (b) => `Added ${b.name} (${b.key}), but its sync failed: ${b.sync_error}`,
+        ready: (b) => `Added ${b.name} (${b.key}) with ${b.task_count} tasks.`,
+        syncing: (b) =>
+          `Added ${b.name} (${b.key}); its tasks are syncing${b.expected_task_count ? ` (${b.expected_task_count} expected)` : ''}.`,
+        next: (b, failed) =>
+          failed
+            ? [step('Retry the sync', `osmosis benchmark sync ${b.key}`)]
+            : [
+                step('Follow the sync', 'osmosis benchmark list'),
+                step('See the benchmark', `osmosis benchmark info ${b.key}`),
+              ],
       });
     });
 
@@ -328,18 +357,12 @@ export function registerBenchmarkSources(benchmark: Command): void {
         });
         return;
       }
-      const final = options.wait ? await waitUntilSynced(ctx, client, b.key) : b;
-      const failed = final.sync_status === 'failed';
-      printAction(ctx, {
-        status: failed ? 'failed' : 'success',
-        operation: 'benchmark.sync',
-        resource: { type: 'benchmark', ...benchmarkItem(final) },
-        message: failed
-          ? `The sync of ${final.key} failed again: ${final.sync_error}`
-          : final.sync_status === 'ready'
-            ? `${final.name} (${final.key}) is synced: ${final.task_count} tasks.`
-            : `Sync of ${final.name} (${final.key}) queued; it resumes after the ${final.synced_task_count} tasks already imported.`,
-        next_steps_structured: [step('Follow the sync', 'osmosis benchmark list')],
+      await printSyncOutcome(ctx, client, 'benchmark.sync', b, options.wait, {
+        failed: (f) => `The sync of ${f.key} failed again: ${f.sync_error}`,
+        ready: (f) => `${f.name} (${f.key}) is synced: ${f.task_count} tasks.`,
+        syncing: (f) =>
+          `Sync of ${f.name} (${f.key}) queued; it resumes after the ${f.synced_task_count} tasks already imported.`,
+        next: () => [step('Follow the sync', 'osmosis benchmark list')],
       });
     });
 

@@ -1,4 +1,4 @@
-// summary.csv columns for the scores beside pass@1 (routes/quality.ts). Empty cells where a score
+// summary.csv columns for the scores beside pass@1 (services/quality.ts). Empty cells where a score
 // does not apply.
 import type { RunAgentResult } from '@osmosis/contracts';
 

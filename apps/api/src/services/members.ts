@@ -1,0 +1,111 @@
+// Members of a workspace (the /v1/members routes): list, add, change a role, remove. Granting or
+// revoking `owner` (removing an owner too) is for owners only; the last owner can be neither
+// removed nor demoted (409), checked with the workspace row locked so two changes never both pass.
+import type { MemberRole } from '@osmosis/contracts';
+import type { Db } from '@osmosis/db';
+import { ApiError } from '../errors.ts';
+import { memberInfo, pageOfRows } from './serialize.ts';
+import { type AddedMember, addMember, normalizeEmail, TX_OPTIONS } from './workspaces.ts';
+
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+/** Serialises membership changes of one workspace (last-owner check) by locking its row. */
+async function lockWorkspace(tx: Tx, workspaceId: string): Promise<void> {
+  await tx.$queryRawUnsafe('SELECT id FROM workspaces WHERE id = $1::uuid FOR UPDATE', workspaceId);
+}
+
+export function assertMayTouchOwner(callerRole: MemberRole, action: string): void {
+  if (callerRole !== 'owner') throw ApiError.forbidden(`only owners can ${action}`);
+}
+
+async function ownerCount(tx: Tx, workspaceId: string): Promise<number> {
+  return tx.membership.count({ where: { workspaceId, role: 'owner' } });
+}
+
+export function listMembers(db: Db, workspaceId: string, p: { limit: number; offset: number }) {
+  const where = { workspaceId };
+  return pageOfRows(
+    p.offset,
+    db.membership.count({ where }),
+    db.membership.findMany({
+      where,
+      include: { user: true },
+      orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }],
+      skip: p.offset,
+      take: p.limit,
+    }),
+    (rows) => rows.map(memberInfo),
+  );
+}
+
+/** addMember, refused with a 409 when the e-mail's user is a member already. */
+export async function addNewMember(db: Db, input: Parameters<typeof addMember>[1]): Promise<AddedMember> {
+  const existing = await db.user.findUnique({
+    where: { email: normalizeEmail(input.email) },
+    include: { memberships: { where: { workspaceId: input.workspaceId } } },
+  });
+  if (existing && existing.memberships.length > 0) {
+    throw ApiError.conflict(`${existing.email} is already a member of this workspace`, {
+      user_id: existing.id,
+    });
+  }
+  return addMember(db, input);
+}
+
+export interface MemberChange {
+  workspaceId: string;
+  userId: string;
+  /** the caller's role: owners only may grant, revoke or remove `owner` */
+  callerRole: MemberRole;
+}
+
+export async function changeMemberRole(db: Db, change: MemberChange & { role: MemberRole }) {
+  const { workspaceId, userId, role } = change;
+  const updated = await db.$transaction(async (tx) => {
+    await lockWorkspace(tx, workspaceId);
+    const target = await tx.membership.findUnique({
+      where: { workspaceId_userId: { workspaceId, userId } },
+    });
+    if (!target) throw ApiError.notFound('member');
+    if (role === 'owner' && target.role !== 'owner')
+      assertMayTouchOwner(change.callerRole, 'grant the owner role');
+    if (target.role === 'owner' && role !== 'owner') {
+      assertMayTouchOwner(change.callerRole, 'revoke the owner role');
+      if ((await ownerCount(tx, workspaceId)) <= 1)
+        throw ApiError.conflict(
+          'the last owner of a workspace cannot be demoted; make someone else owner first',
+        );
+    }
+    return tx.membership.update({
+      where: { workspaceId_userId: { workspaceId, userId } },
+      data: { role },
+      include: { user: true },
+    });
+  }, TX_OPTIONS);
+  return memberInfo(updated);
+}
+
+/** Removes the membership and revokes the member's tokens for the workspace. */
+export async function removeMember(db: Db, change: MemberChange) {
+  const { workspaceId, userId } = change;
+  const removed = await db.$transaction(async (tx) => {
+    await lockWorkspace(tx, workspaceId);
+    const target = await tx.membership.findUnique({
+      where: { workspaceId_userId: { workspaceId, userId } },
+      include: { user: true },
+    });
+    if (!target) throw ApiError.notFound('member');
+    if (target.role === 'owner') {
+      assertMayTouchOwner(change.callerRole, 'remove an owner');
+      if ((await ownerCount(tx, workspaceId)) <= 1)
+        throw ApiError.conflict('the last owner of a workspace cannot be removed');
+    }
+    await tx.membership.delete({ where: { workspaceId_userId: { workspaceId, userId } } });
+    await tx.apiToken.updateMany({
+      where: { workspaceId, userId, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+    return target;
+  }, TX_OPTIONS);
+  return memberInfo(removed);
+}
