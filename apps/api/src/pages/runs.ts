@@ -175,8 +175,10 @@ export async function runPage(
 ${pages > 1 ? html`<nav class="pager">${pageNo > 1 ? html`<a href="${link({ page: pageNo - 1 })}">← previous</a>` : ''}<span>page ${pageNo} / ${pages}</span>${pageNo < pages ? html`<a href="${link({ page: pageNo + 1 })}">next →</a>` : ''}</nav>` : ''}`;
 
   const hasOutputs = results.status !== 'pending' && results.status !== 'queued';
-  const comparison = await comparisonSection(ctx, name, results.agents, query);
-  const retry = terminal ? await retryRunForm(ctx, name) : '';
+  const [comparison, retry] = await Promise.all([
+    comparisonSection(ctx, name, results.agents, query),
+    terminal ? retryRunForm(ctx, name) : '',
+  ]);
   return page(
     reply,
     ctx,

@@ -1,0 +1,97 @@
+// The paired bootstrap and the Monte Carlo sign-flip test over COUNTS of distinct per-task
+// differences. A resample of n tasks with replacement only matters through how many times each
+// distinct difference was drawn, which is Multinomial(n; m_1/n, …, m_K/n) for m_k tasks with
+// difference d_k, drawn here as K conditional binomials. A sign pattern only matters through how
+// many of the m_k tasks with difference d_k were flipped, which is Binomial(m_k, 1/2). Both are
+// the same distributions as drawing every task, at a cost of K binomial variates per resample
+// instead of n uniforms: per-task pass rates take few values (with 3 attempts per side, a
+// difference is one of 7), so 10,000 resamples of 10,000 tasks are ~10^5 draws, not 10^8.
+import { sampleBinomial } from './binomial.ts';
+
+/** Distinct differences in ascending order and the number of tasks that have each. */
+export interface DifferenceCounts {
+  values: Float64Array;
+  counts: Float64Array;
+  /** Σ counts: the number of tasks */
+  total: number;
+}
+
+/** Groups differences (each with a number of tasks) by value, ascending: the same data always gives the same groups. */
+export function countDifferences(
+  entries: Iterable<readonly [difference: number, tasks: number]>,
+): DifferenceCounts {
+  const byValue = new Map<number, number>();
+  for (const [d, tasks] of entries) {
+    if (tasks > 0) byValue.set(d, (byValue.get(d) ?? 0) + tasks);
+  }
+  const values = Float64Array.from(byValue.keys()).sort();
+  const counts = values.map((v) => byValue.get(v)!);
+  let total = 0;
+  for (const c of counts) total += c;
+  return { values, counts, total };
+}
+
+/** The bootstrap distribution of the mean difference: `resamples` means of n tasks drawn with replacement, sorted. */
+export function bootstrapMeans(
+  groups: DifferenceCounts,
+  resamples: number,
+  random: () => number,
+): Float64Array {
+  const { values, counts, total: n } = groups;
+  const K = values.length;
+  const out = new Float64Array(resamples);
+  if (K === 0) return out.fill(Number.NaN);
+  for (let r = 0; r < resamples; r++) {
+    let left = n;
+    let mass = n;
+    let sum = 0;
+    for (let k = 0; k < K - 1 && left > 0; k++) {
+      const drawn = sampleBinomial(left, counts[k]! / mass, random);
+      sum += drawn * values[k]!;
+      left -= drawn;
+      mass -= counts[k]!;
+    }
+    if (left > 0) sum += left * values[K - 1]!;
+    out[r] = sum / n;
+  }
+  return out.sort();
+}
+
+/** Σ d_k · s_k with the terms in one fixed order, so the observed pattern is reproduced to the bit. */
+function signedSum(values: Float64Array, signed: (k: number) => number): number {
+  let sum = 0;
+  for (let k = 0; k < values.length; k++) sum += values[k]! * signed(k);
+  return sum;
+}
+
+/**
+ * Two-sided sign-flip test by Monte Carlo on non-zero differences: the (1 + hits) / (1 + R)
+ * estimate of the share of sign patterns whose sum is at least as far from zero as the observed.
+ */
+export function signFlipMonteCarlo(
+  nonZero: DifferenceCounts,
+  resamples: number,
+  random: () => number,
+): number {
+  const { values, counts } = nonZero;
+  const observed = Math.abs(signedSum(values, (k) => counts[k]!));
+  const tolerance = flipTolerance(nonZero);
+  let hits = 0;
+  for (let r = 0; r < resamples; r++) {
+    // X_k of the m_k tasks keep their sign, the rest flip: Σ d_k (X_k − (m_k − X_k))
+    const sum = signedSum(values, (k) => 2 * sampleBinomial(counts[k]!, 0.5, random) - counts[k]!);
+    if (Math.abs(sum) >= observed - tolerance) hits++;
+  }
+  return (1 + hits) / (1 + resamples);
+}
+
+/**
+ * How far below the observed |sum| a pattern's |sum| may fall and still count as "as extreme":
+ * rounding only (relative to Σ |d| over the tasks), far below the gap between two different sums
+ * of rates with small denominators.
+ */
+export function flipTolerance(nonZero: DifferenceCounts): number {
+  let scale = 0;
+  for (let k = 0; k < nonZero.values.length; k++) scale += Math.abs(nonZero.values[k]!) * nonZero.counts[k]!;
+  return 1e-12 * Math.max(1, scale);
+}
