@@ -196,12 +196,22 @@ export async function retryRunOr404(db: Db | Tx, workspaceId: string, name: stri
   return run as typeof run & { status: RunStatusName };
 }
 
-/** What a retry would do, with the same refusals as the retry itself; writes nothing. */
-export async function previewRetry(db: Db, workspaceId: string, name: string, caller: RetryCaller) {
+/**
+ * What a retry would do, with the same refusals as the retry itself; writes nothing.
+ * `checkTasks: false` (the run page's button) leaves out the changed-task check, which reads an
+ * attempt per task: the retry itself still refuses, naming the tasks.
+ */
+export async function previewRetry(
+  db: Db,
+  workspaceId: string,
+  name: string,
+  caller: RetryCaller,
+  options: { checkTasks: boolean } = { checkTasks: true },
+) {
   const run = await retryRunOr404(db, workspaceId, name);
   assertMayRetry(caller, run);
   assertEnded(run);
-  await assertTasksUnchanged(db, run);
+  if (options.checkTasks) await assertTasksUnchanged(db, run);
   const plan = await retryPlan(db, run);
   return { ...plan, dry_run: true, previous_status: run.status, status: run.status };
 }
