@@ -2,7 +2,7 @@
 // recurrence, independently of the sampler): both branches (inversion for a small mean, BTRS for
 // a large one), both halves of p, and the edges.
 import { describe, expect, it } from 'vitest';
-import { logFactorial, sampleBinomial } from './binomial.ts';
+import { binomialSampler, logFactorial, sampleBinomial } from './binomial.ts';
 import { seededRandom } from './paired.ts';
 
 /** P(X ≤ x) for X ~ Binomial(n, p), every x, by the pmf's recurrence in log space. */
@@ -44,8 +44,10 @@ describe('sampleBinomial', () => {
     const random = seededRandom(17);
     const hist = new Float64Array(n + 1);
     let outside = 0;
+    // half through sampleBinomial, half through a sampler made once for this n and p
+    const sampler = binomialSampler(n, p);
     for (let i = 0; i < draws; i++) {
-      const x = sampleBinomial(n, p, random);
+      const x = i % 2 ? sampleBinomial(n, p, random) : sampler(random);
       if (Number.isInteger(x) && x >= 0 && x <= n) hist[x]!++;
       else outside++;
     }

@@ -41,28 +41,49 @@ function inversion(n: number, p: number, random: () => number): number {
   return x;
 }
 
-/** BTRS for n·p ≥ 10 and p ≤ 1/2 (Hörmann 1993, algorithm BTRS). */
-function btrs(n: number, p: number, random: () => number): number {
+interface BtrsConstants {
+  n: number;
+  a: number;
+  b: number;
+  c: number;
+  alpha: number;
+  vr: number;
+  lpq: number;
+  m: number;
+  h: number;
+}
+
+/** BTRS's constants for n·p ≥ 10 and p ≤ 1/2 (Hörmann 1993, algorithm BTRS). */
+function btrsConstants(n: number, p: number): BtrsConstants {
   const q = 1 - p;
   const spq = Math.sqrt(n * p * q);
   const b = 1.15 + 2.53 * spq;
-  const a = -0.0873 + 0.0248 * b + 0.01 * p;
-  const c = n * p + 0.5;
-  const alpha = (2.83 + 5.1 / b) * spq;
-  const vr = 0.92 - 4.2 / b;
-  const lpq = Math.log(p / q);
   const m = Math.floor((n + 1) * p);
-  const h = logFactorial(m) + logFactorial(n - m);
+  return {
+    n,
+    a: -0.0873 + 0.0248 * b + 0.01 * p,
+    b,
+    c: n * p + 0.5,
+    alpha: (2.83 + 5.1 / b) * spq,
+    vr: 0.92 - 4.2 / b,
+    lpq: Math.log(p / q),
+    m,
+    h: logFactorial(m) + logFactorial(n - m),
+  };
+}
+
+function btrs(k: BtrsConstants, random: () => number): number {
+  const { n, a, b, c, alpha, vr, lpq, m, h } = k;
   for (;;) {
     const u = random() - 0.5;
     const v = random();
     const us = 0.5 - Math.abs(u);
-    const k = Math.floor(((2 * a) / us + b) * u + c);
+    const x = Math.floor(((2 * a) / us + b) * u + c);
     // also refuses NaN and ±Infinity (us = 0)
-    if (!(k >= 0 && k <= n)) continue;
-    if (us >= 0.07 && v <= vr) return k;
+    if (!(x >= 0 && x <= n)) continue;
+    if (us >= 0.07 && v <= vr) return x;
     const logV = Math.log((v * alpha) / (a / (us * us) + b));
-    if (logV <= h - logFactorial(k) - logFactorial(n - k) + (k - m) * lpq) return k;
+    if (logV <= h - logFactorial(x) - logFactorial(n - x) + (x - m) * lpq) return x;
   }
 }
 
@@ -71,5 +92,14 @@ export function sampleBinomial(n: number, p: number, random: () => number): numb
   if (n <= 0 || p <= 0) return 0;
   if (p >= 1) return n;
   if (p > 0.5) return n - sampleBinomial(n, 1 - p, random);
-  return n * p < 10 ? inversion(n, p, random) : btrs(n, p, random);
+  return n * p < 10 ? inversion(n, p, random) : btrs(btrsConstants(n, p), random);
+}
+
+/** sampleBinomial for one n and p drawn many times: BTRS's constants worked out once. */
+export function binomialSampler(n: number, p: number): (random: () => number) => number {
+  if (n <= 0 || p <= 0 || p >= 1 || n * Math.min(p, 1 - p) < 10) {
+    return (random) => sampleBinomial(n, p, random);
+  }
+  const k = btrsConstants(n, Math.min(p, 1 - p));
+  return p > 0.5 ? (random) => n - btrs(k, random) : (random) => btrs(k, random);
 }

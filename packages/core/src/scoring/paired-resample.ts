@@ -6,7 +6,7 @@
 // the same distributions as drawing every task, at a cost of K binomial variates per resample
 // instead of n uniforms: per-task pass rates take few values (with 3 attempts per side, a
 // difference is one of 7), so 10,000 resamples of 10,000 tasks are ~10^5 draws, not 10^8.
-import { sampleBinomial } from './binomial.ts';
+import { binomialSampler, sampleBinomial } from './binomial.ts';
 
 /** Distinct differences in ascending order and the number of tasks that have each. */
 export interface DifferenceCounts {
@@ -76,10 +76,11 @@ export function signFlipMonteCarlo(
   const { values, counts } = nonZero;
   const observed = Math.abs(signedSum(values, (k) => counts[k]!));
   const tolerance = flipTolerance(nonZero);
+  const flips = Array.from(counts, (m) => binomialSampler(m, 0.5));
   let hits = 0;
   for (let r = 0; r < resamples; r++) {
     // X_k of the m_k tasks keep their sign, the rest flip: Σ d_k (X_k − (m_k − X_k))
-    const sum = signedSum(values, (k) => 2 * sampleBinomial(counts[k]!, 0.5, random) - counts[k]!);
+    const sum = signedSum(values, (k) => 2 * flips[k]!(random) - counts[k]!);
     if (Math.abs(sum) >= observed - tolerance) hits++;
   }
   return (1 + hits) / (1 + resamples);
