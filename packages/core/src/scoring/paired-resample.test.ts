@@ -3,7 +3,7 @@
 // reference, and the result does not depend on the order the tasks come in.
 import { describe, expect, it } from 'vitest';
 import { comparePaired, type PairedTaskRates, quantileSorted, seededRandom } from './paired.ts';
-import { bootstrapMeans, countDifferences, signFlipMonteCarlo } from './paired-resample.ts';
+import { bootstrapMeans, countValues, signFlipMonteCarlo } from './paired-resample.ts';
 
 /** Tasks with three attempts a side: per-task differences in steps of 1/3 */
 function tasks(n = 3000, passA = 0.62, passB = 0.55): PairedTaskRates[] {
@@ -31,11 +31,7 @@ function perTaskBootstrap(diffs: number[], resamples: number, random: () => numb
 describe('bootstrapMeans', () => {
   it('draws the same distribution as resampling every task (quantiles within Monte Carlo error)', () => {
     const diffs = diffsOf(tasks());
-    const grouped = bootstrapMeans(
-      countDifferences(diffs.map((d) => [d, 1] as const)),
-      20_000,
-      seededRandom(3),
-    );
+    const grouped = bootstrapMeans(countValues(diffs.map((d) => [d, 1] as const)), 20_000, seededRandom(3));
     const reference = perTaskBootstrap(diffs, 20_000, seededRandom(4));
     // the bootstrap standard error here is ≈ 0.0115; quantiles of 20,000 resamples agree to a tenth of it
     for (const q of [0.025, 0.1, 0.5, 0.9, 0.975]) {
@@ -51,7 +47,7 @@ describe('signFlipMonteCarlo', () => {
     // two equally good agents, so p is neither 0 nor 1
     const diffs = diffsOf(tasks(400, 0.6, 0.6)).filter((d) => d !== 0);
     const grouped = signFlipMonteCarlo(
-      countDifferences(diffs.map((d) => [d, 1] as const)),
+      countValues(diffs.map((d) => [d, 1] as const)),
       20_000,
       seededRandom(5),
     );

@@ -8,18 +8,16 @@
 // difference is one of 7), so 10,000 resamples of 10,000 tasks are ~10^5 draws, not 10^8.
 import { binomialSampler, sampleBinomial } from './binomial.ts';
 
-/** Distinct differences in ascending order and the number of tasks that have each. */
-export interface DifferenceCounts {
+/** Distinct values (per-task differences, or rates) in ascending order and the number of tasks that have each. */
+export interface ValueCounts {
   values: Float64Array;
   counts: Float64Array;
   /** Σ counts: the number of tasks */
   total: number;
 }
 
-/** Groups differences (each with a number of tasks) by value, ascending: the same data always gives the same groups. */
-export function countDifferences(
-  entries: Iterable<readonly [difference: number, tasks: number]>,
-): DifferenceCounts {
+/** Groups values (each with a number of tasks) by value, ascending: the same data always gives the same groups. */
+export function countValues(entries: Iterable<readonly [difference: number, tasks: number]>): ValueCounts {
   const byValue = new Map<number, number>();
   for (const [d, tasks] of entries) {
     if (tasks > 0) byValue.set(d, (byValue.get(d) ?? 0) + tasks);
@@ -32,11 +30,7 @@ export function countDifferences(
 }
 
 /** The bootstrap distribution of the mean difference: `resamples` means of n tasks drawn with replacement, sorted. */
-export function bootstrapMeans(
-  groups: DifferenceCounts,
-  resamples: number,
-  random: () => number,
-): Float64Array {
+export function bootstrapMeans(groups: ValueCounts, resamples: number, random: () => number): Float64Array {
   const { values, counts, total: n } = groups;
   const K = values.length;
   const out = new Float64Array(resamples);
@@ -68,11 +62,7 @@ function signedSum(values: Float64Array, signed: (k: number) => number): number 
  * Two-sided sign-flip test by Monte Carlo on non-zero differences: the (1 + hits) / (1 + R)
  * estimate of the share of sign patterns whose sum is at least as far from zero as the observed.
  */
-export function signFlipMonteCarlo(
-  nonZero: DifferenceCounts,
-  resamples: number,
-  random: () => number,
-): number {
+export function signFlipMonteCarlo(nonZero: ValueCounts, resamples: number, random: () => number): number {
   const { values, counts } = nonZero;
   const observed = Math.abs(signedSum(values, (k) => counts[k]!));
   const tolerance = flipTolerance(nonZero);
@@ -91,7 +81,7 @@ export function signFlipMonteCarlo(
  * rounding only (relative to Σ |d| over the tasks), far below the gap between two different sums
  * of rates with small denominators.
  */
-export function flipTolerance(nonZero: DifferenceCounts): number {
+export function flipTolerance(nonZero: ValueCounts): number {
   let scale = 0;
   for (let k = 0; k < nonZero.values.length; k++) scale += Math.abs(nonZero.values[k]!) * nonZero.counts[k]!;
   return 1e-12 * Math.max(1, scale);

@@ -23,10 +23,10 @@
 import type { PairedComparison, PairedPValueMethod } from '@osmosis/contracts';
 import {
   bootstrapMeans,
-  countDifferences,
-  type DifferenceCounts,
+  countValues,
   flipTolerance,
   signFlipMonteCarlo,
+  type ValueCounts,
 } from './paired-resample.ts';
 
 export interface PairedTaskRates {
@@ -98,7 +98,7 @@ export function rateDifference(
 }
 
 /** Sign patterns of a few differences, all of them: the exact two-sided p-value. */
-function signFlipExact(nonZero: DifferenceCounts): number {
+function signFlipExact(nonZero: ValueCounts): number {
   const diffs: number[] = [];
   nonZero.values.forEach((v, k) => {
     for (let i = 0; i < nonZero.counts[k]!; i++) diffs.push(v);
@@ -115,14 +115,14 @@ function signFlipExact(nonZero: DifferenceCounts): number {
   return hits / patterns;
 }
 
-function nonZeroOf(groups: DifferenceCounts): DifferenceCounts {
-  return countDifferences(
+function nonZeroOf(groups: ValueCounts): ValueCounts {
+  return countValues(
     Array.from(groups.values, (v, k) => [v, Math.abs(v) > EPS ? groups.counts[k]! : 0] as const),
   );
 }
 
 function signFlipCounts(
-  groups: DifferenceCounts,
+  groups: ValueCounts,
   options: { resamples: number; random: () => number; exactUpTo: number },
 ): { p: number; exact: boolean } {
   const nonZero = nonZeroOf(groups);
@@ -141,7 +141,7 @@ export function signFlipTest(
   diffs: readonly number[],
   options: { resamples: number; random: () => number; exactUpTo: number },
 ): { p: number; exact: boolean } {
-  return signFlipCounts(countDifferences(diffs.map((d) => [d, 1] as const)), options);
+  return signFlipCounts(countValues(diffs.map((d) => [d, 1] as const)), options);
 }
 
 /**
@@ -153,7 +153,7 @@ export function pairedBootstrap(
   resamples: number,
   random: () => number,
 ): Float64Array {
-  return bootstrapMeans(countDifferences(diffs.map((d) => [d, 1] as const)), resamples, random);
+  return bootstrapMeans(countValues(diffs.map((d) => [d, 1] as const)), resamples, random);
 }
 
 /** Tasks with the same two tallies (passed and scored of a and of b), and how many there are. */
@@ -203,9 +203,9 @@ export function comparePairedGroups(
     rateB.push([g.b.passed / g.b.scored, g.tasks]);
     diffs.push([rateDifference(g.a, g.b), g.tasks]);
   }
-  const byDiff = countDifferences(diffs);
+  const byDiff = countValues(diffs);
   // sums over distinct values in ascending order: the same tasks in any order give the same bits
-  const mean = (c: DifferenceCounts) => {
+  const mean = (c: ValueCounts) => {
     let s = 0;
     c.values.forEach((v, k) => {
       s += v * c.counts[k]!;
@@ -221,8 +221,8 @@ export function comparePairedGroups(
   const base = {
     tasks: n,
     excluded,
-    pass_at_1_a: mean(countDifferences(rateA)),
-    pass_at_1_b: mean(countDifferences(rateB)),
+    pass_at_1_a: mean(countValues(rateA)),
+    pass_at_1_b: mean(countValues(rateB)),
     difference: mean(byDiff),
     wins,
     losses,
