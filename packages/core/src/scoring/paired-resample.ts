@@ -6,7 +6,7 @@
 // the same distributions as drawing every task, at a cost of K binomial variates per resample
 // instead of n uniforms: per-task pass rates take few values (with 3 attempts per side, a
 // difference is one of 7), so 10,000 resamples of 10,000 tasks are ~10^5 draws, not 10^8.
-import { binomialSampler, sampleBinomial } from './binomial.ts';
+import { binomialSampler } from './binomial.ts';
 
 /** Distinct values (per-task differences, or rates) in ascending order and the number of tasks that have each. */
 export interface ValueCounts {
@@ -35,15 +35,22 @@ export function bootstrapMeans(groups: ValueCounts, resamples: number, random: (
   const K = values.length;
   const out = new Float64Array(resamples);
   if (K === 0) return out.fill(Number.NaN);
+  // the k-th draw is Binomial(left, m_k / (m_k + … + m_K)): its p is fixed, and `left` takes a
+  // few hundred values over all resamples, so each sampler (BTRS's constants) is made once
+  const samplers = Array.from({ length: K }, () => new Map<number, (random: () => number) => number>());
+  const shares = Array.from(counts, (m, k) => m / counts.subarray(k).reduce((s, x) => s + x, 0));
   for (let r = 0; r < resamples; r++) {
     let left = n;
-    let mass = n;
     let sum = 0;
     for (let k = 0; k < K - 1 && left > 0; k++) {
-      const drawn = sampleBinomial(left, counts[k]! / mass, random);
+      let draw = samplers[k]!.get(left);
+      if (!draw) {
+        draw = binomialSampler(left, shares[k]!);
+        samplers[k]!.set(left, draw);
+      }
+      const drawn = draw(random);
       sum += drawn * values[k]!;
       left -= drawn;
-      mass -= counts[k]!;
     }
     if (left > 0) sum += left * values[K - 1]!;
     out[r] = sum / n;
