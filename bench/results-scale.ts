@@ -16,7 +16,7 @@
 //
 // Figures of `node bench/results-scale.ts --reps 7` on 2026-12-01 (2 CPUs, nothing else running:
 // load average 2.0–9.8; medians, ms), after the per-agent roll-ups, the harness-info roll-up, the
-// per-run event tallies and the grid by task name:
+// per-run event tallies and the grid by task name, BEFORE the run page's comparison changed:
 //
 //   view                                  aim    30,000   300,000
 //   runs info                            <200     108.6     129.0
@@ -32,10 +32,37 @@
 //   results.csv, API RSS before→peak MiB        170→217   171→253   streamed, not held
 //   seed time                                     4.5 s    29.0 s
 //
-// What is left over the aim: the run page computes, on every view, the paired comparison of its
-// first two agents (services/run-compare.ts: a 10,000-resample bootstrap and sign-flip test over
-// every task, 1.8 s of which ~1.4 s is JavaScript at 10,000 tasks) and, for an ended run, the
-// retry preview (0.3 s). The grid itself is 43 ms, the results 28 ms.
+// The run page then computed, on every view, the paired comparison of its first two agents from
+// every attempt (a 10,000-resample bootstrap and sign-flip test drawing every task: 1.8 s at
+// 10,000 tasks) and, for an ended run, the retry preview from every attempt (0.3 s). Now the
+// comparison reads the two agents' tallies grouped in SQL from agent_task_tallies and resamples
+// counts of distinct per-task differences (core scoring/paired-resample.ts: the same
+// distributions, K binomial draws per resample instead of n uniforms), the retry preview reads
+// agent_outcome_totals, and the page's reads run side by side. Figures after, on a machine shared
+// with four other engineers' tests (2 CPUs, load average 14–17 as printed, 10–33 seen meanwhile:
+// every figure is inflated several times, and the two runs differ by as much as the load did;
+// medians, ms):
+//
+//   view                                  aim    30,000   300,000 | 30,000   300,000
+//   load average printed for the size              15.2      14.3  |   17.3      16.0
+//   runs info                            <200    1442.8    1609.8  |  518.7     644.4
+//   run results                          <200     372.9     193.1  |   50.6      52.7
+//   runs list                            <200      69.0     147.1  |   54.9      58.1
+//   leaderboard                          <200     328.4      90.5  |   39.5      73.1
+//   logs page, newest                     <50     212.6     210.2  |   48.0      83.4
+//   run page, grid page 1                <250    1115.8     238.8  |  289.5     666.6
+//   run page, grid page 20               <250     843.5     296.0  |  137.9     396.0
+//   run page, errored, page 3            <250    1043.0     317.1  |  204.1     419.5
+//   baseline: run page of a 50-attempt run         377.9      73.1  |   78.1     110.7
+//   grid page 1 over the baseline                  +738      +166  |   +211      +556
+//   results.csv, API RSS before→peak MiB        171→215   172→253  | 172→219   171→251
+//
+// The same bench before this change, in the same conditions (300,000 only, --reps 3, load
+// average 21.9): run page grid page 1 2714 ms median, 23.1× the 50-attempt baseline (+2596 ms);
+// after: 3.3× (+166 ms) and 6.0× (+556 ms). Server time of the page's parts at 300,000 (best of 15 in-process
+// calls on a kept database, load average ~19): results 15 ms, the grid 20 ms, faults 13 ms,
+// the comparison 81 ms (its SQL: tallies grouped 10 ms, differing tasks 20 ms; its statistics
+// 10 ms), the retry preview 3 ms; all but the results run side by side.
 //
 //   cd /work/main && source scripts/env.sh && scripts/services.sh start
 //   node bench/results-scale.ts [30000] [300000] [--reps 15] [--chromium] [--keep]

@@ -98,4 +98,25 @@ describe('run page retry button', () => {
     const after = await get(api.url, `/runs/${ended.runName}`, who);
     expect(after.text).not.toContain(BUTTON); // the run is queued again
   });
+
+  it('keeps the button on a run whose task changed since, and the retry refuses naming the task (409), nothing re-queued', async () => {
+    const changed = await seedRun(api.db, {
+      workspaceId: owner.workspaceId,
+      userId: creator.userId,
+      agents: [{ harness: 'terminus-2', model: 'openai/gpt-r' }],
+      attemptsPerTask: 1,
+      tasks: 2,
+      runName: 'moved-walrus',
+      attempt: (_a, task) => ({ outcome: task === 0 ? 'passed' : 'errored' }),
+    });
+    await api.db.task.update({ where: { id: changed.taskIds[1]! }, data: { digest: 'sha256:changed' } });
+    const who = await signIn(api.url, creator.token);
+    const page = await get(api.url, `/runs/${changed.runName}`, who);
+    expect(page.text).toContain(BUTTON);
+    const refused = await postForm(api.url, `/runs/${changed.runName}/retry`, who, { _csrf: who.csrf });
+    expect(refused.status).toBe(409);
+    expect(refused.text).toContain('changed since the run');
+    expect(refused.text).toContain(changed.taskNames[1]!);
+    expect(await api.db.attempt.count({ where: { runId: changed.runId, status: 'queued' } })).toBe(0);
+  });
 });

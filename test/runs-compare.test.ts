@@ -68,6 +68,46 @@ beforeAll(async () => {
       outcome: task === 7 ? 'cancelled' : passesB.has(task) || index === 1 ? 'passed' : 'failed',
     }),
   });
+  // the same tasks as solo-a, but task 2 was another version when its attempts were planned
+  const moved = await seedRun(api.db, {
+    ...common,
+    runName: 'solo-moved',
+    agents: [{ harness: 'codex', model: 'openai/m' }],
+  });
+  await api.db.attempt.updateMany({
+    where: { runId: moved.runId, taskId: moved.taskIds[2]! },
+    data: { taskDigest: 'sha256:an-earlier-version' },
+  });
+  // task 7 cancelled on both sides: scored by neither, left out and counted
+  await seedRun(api.db, {
+    ...common,
+    runName: 'unfinished-duo',
+    agents: [
+      { harness: 'terminus-2', model: 'openai/a' },
+      { harness: 'terminus-2', model: 'openai/b' },
+    ],
+    attempt: (agent, task) => ({
+      outcome: task === 7 ? 'cancelled' : (agent === 0 ? passesA : passesB).has(task) ? 'passed' : 'failed',
+    }),
+  });
+  // 520 tasks, two attempts: A passes everything; B passes none of the even tasks (A − B = 1)
+  // and one of two of the odd ones (A − B = ½)
+  const wide = await seedBenchmark(api.db, owner.workspaceId, 520, 'wide');
+  await seedRun(api.db, {
+    workspaceId: owner.workspaceId,
+    userId: owner.userId,
+    benchmarkId: wide.benchmarkId,
+    tasks: 520,
+    attemptsPerTask: 2,
+    runName: 'wide-duo',
+    agents: [
+      { harness: 'terminus-2', model: 'openai/a' },
+      { harness: 'terminus-2', model: 'openai/b' },
+    ],
+    attempt: (agent, task, index) => ({
+      outcome: agent === 0 || (task % 2 === 1 && index === 0) ? 'passed' : 'failed',
+    }),
+  });
   const lenient = await seedRun(api.db, {
     ...common,
     runName: 'lenient',
@@ -171,6 +211,50 @@ describe('GET /v1/runs/:name/compare', () => {
     expect(threshold.status).toBe(409);
     expect(threshold.body.error.message).toMatch(/different pass thresholds \(1 and 0\.5\)/);
     expect(threshold.body.error.details.reason).toBe('different_pass_thresholds');
+  });
+
+  it('refuses two runs whose task was another version when planned, naming the task (409)', async () => {
+    const res = await compare('solo-a/compare?other=solo-moved');
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('CONFLICT');
+    expect(res.body.error.message).toMatch(
+      /^1 task\(s\) changed between the two sides \(different task digests\): task-00002$/,
+    );
+    expect(res.body.error.details.reason).toBe('different_task_digests');
+    expect(res.body.error.details.tasks).toEqual([
+      { task: 'task-00002', a: expect.any(String), b: 'sha256:an-earlier-version' },
+    ]);
+  });
+
+  it('counts the tasks neither agent has scored among those left out', async () => {
+    const c = RunCompareResponse.parse((await compare('unfinished-duo/compare')).body).data;
+    // t7 was A's loss-free tie in duo; without it: A better on t3–t5, B on t6, ties t0–t2
+    expect(c).toMatchObject({ tasks: 7, excluded: 1, wins: 3, losses: 1, ties: 3 });
+    expect(c.difference).toBeCloseTo(2 / 7, 12);
+  });
+
+  it('lists the 500 largest differences first, by name within a difference, and says the list is cut', async () => {
+    const c = RunCompareResponse.parse((await compare('wide-duo/compare')).body).data;
+    expect(c).toMatchObject({ tasks: 520, excluded: 0, wins: 520, losses: 0, ties: 0 });
+    expect(c.difference).toBeCloseTo(0.75, 12);
+    expect(c.p_value_method).toBe('sign_flip_monte_carlo');
+    // every sign pattern but the two all-same ones is closer to 0: p = (1 + hits) / (1 + R), hits ≈ 0
+    expect(c.p_value).toBeLessThan(0.001);
+    expect(c.interval.low).toBeLessThan(0.75);
+    expect(c.interval.high).toBeGreaterThan(0.75);
+    expect(c.interval.low).toBeGreaterThan(0.7);
+    expect(c.differing_tasks).toHaveLength(500);
+    expect(c.differing_tasks_truncated).toBe(true);
+    const even = Array.from({ length: 260 }, (_, i) => `task-${String(2 * i).padStart(5, '0')}`);
+    const odd = Array.from({ length: 240 }, (_, i) => `task-${String(2 * i + 1).padStart(5, '0')}`);
+    expect(c.differing_tasks.map((t) => t.task)).toEqual([...even, ...odd]);
+    expect(c.differing_tasks[0]).toEqual({
+      task: 'task-00000',
+      a: { passed: 2, scored: 2 },
+      b: { passed: 0, scored: 2 },
+      difference: 1,
+    });
+    expect(c.differing_tasks[260]?.difference).toBe(0.5);
   });
 
   it('refuses unknown, repeated or ambiguous agent choices with the field named', async () => {

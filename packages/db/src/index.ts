@@ -7,6 +7,7 @@ export { Role } from './generated/prisma/enums.ts';
 export { migrateDeploy } from './migrate.ts';
 export * from './queries/artifacts.ts';
 export * from './queries/leaderboard.ts';
+export * from './queries/paired-tallies.ts';
 export * from './queries/quality.ts';
 export * from './queries/result-rows.ts';
 export * from './queries/results.ts';

@@ -1,9 +1,12 @@
 // The run page's "Comparison" section: the paired comparison of two of the run's agents (the
-// first two by default; ?cmp_a=&cmp_b= pick others by index) from GET /v1/runs/:name/compare,
-// with the tasks where the two differ. A comparison the API refuses shows its message in place.
+// first two by default; ?cmp_a=&cmp_b= pick others by index) from the service of
+// GET /v1/runs/:name/compare, with the tasks where the two differ. A comparison the service
+// refuses shows its message in place.
 import type { RunComparison, RunResults } from '@osmosis/contracts';
-import { callApi, type PageContext } from './context.ts';
-import { type Html, html, pct, qs, raw } from './html.ts';
+import { isApiError } from '../errors.ts';
+import { compareRunOr404, compareRuns } from '../services/run-compare.ts';
+import type { PageContext } from './context.ts';
+import { type Html, html, pct, raw } from './html.ts';
 
 const enc = encodeURIComponent;
 
@@ -42,16 +45,14 @@ export async function comparisonSection(
   if (a === b) {
     return html`<h2 id="comparison">Comparison</h2>${form}<p class="muted">Pick two different agents.</p>`;
   }
-  const res = await callApi<{ data: RunComparison } | { error: { message: string } }>(
-    ctx,
-    'GET',
-    `/v1/runs/${enc(name)}/compare${qs({ agents: `${a},${b}` })}`,
-  );
-  if (res.status !== 200 || !('data' in res.body)) {
-    const message = 'error' in res.body ? res.body.error.message : `comparison failed (${res.status})`;
-    return html`<h2 id="comparison">Comparison</h2>${form}<p class="err">${message}</p>`;
+  let c: RunComparison;
+  try {
+    const run = await compareRunOr404(ctx.app.db, ctx.auth.workspace.id, name);
+    c = await compareRuns(ctx.app.db, run, null, `${a},${b}`);
+  } catch (error) {
+    if (!isApiError(error)) throw error;
+    return html`<h2 id="comparison">Comparison</h2>${form}<p class="err">${error.message}</p>`;
   }
-  const c = res.body.data;
   const rows = c.differing_tasks.map(
     (t) =>
       html`<tr><td>${t.task}</td><td class="n">${t.a.passed}/${t.a.scored}</td><td class="n">${t.b.passed}/${t.b.scored}</td><td class="n"><span class="b ${t.difference > 0 ? 'passed' : 'failed'}">${points(t.difference)}</span></td></tr>`,

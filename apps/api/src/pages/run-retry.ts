@@ -1,8 +1,8 @@
 // "Retry unscored attempts" on the run page: shown to the run's creator and admins when the run
 // has ended with errored or cancelled attempts, with what the retry would re-run and cost (the
-// same preview as `?dry_run=true`). A POST form with the session's CSRF token to
-// POST /runs/:name/retry, which calls the service of POST /v1/runs/:name/retry as the signed-in
-// member and returns to the run page.
+// preview of `?dry_run=true` without its changed-task check, which the retry itself makes). A
+// POST form with the session's CSRF token to POST /runs/:name/retry, which calls the service of
+// POST /v1/runs/:name/retry as the signed-in member and returns to the run page.
 import type { FastifyReply } from 'fastify';
 import { isApiError } from '../errors.ts';
 import { previewRetry, retryRunAndDispatch } from '../services/run-retry.ts';
@@ -15,9 +15,11 @@ export async function retryRunForm(ctx: PageContext, name: string): Promise<Html
   const caller = { userId: ctx.auth.user.id, role: ctx.auth.role };
   let plan: Awaited<ReturnType<typeof previewRetry>>;
   try {
-    plan = await previewRetry(ctx.app.db, ctx.auth.workspace.id, name, caller);
+    // counts and costs from the roll-ups; a run whose tasks changed since keeps its button and
+    // the retry refuses with the tasks named (checking reads an attempt of every task)
+    plan = await previewRetry(ctx.app.db, ctx.auth.workspace.id, name, caller, { checkTasks: false });
   } catch (error) {
-    // not allowed, still active, or its tasks changed: no button (the API says why to whoever asks)
+    // not allowed or still active: no button (the API says why to whoever asks)
     if (isApiError(error)) return '';
     throw error;
   }

@@ -110,25 +110,32 @@ export async function runPage(
   query: Record<string, string>,
 ) {
   const db = ctx.app.db;
-  const results = await runResultsByName(db, ctx.auth.workspace.id, name);
-  const run = results ? await runPageRun(db, ctx.auth.workspace.id, name) : null;
+  const [results, run] = await Promise.all([
+    runResultsByName(db, ctx.auth.workspace.id, name),
+    runPageRun(db, ctx.auth.workspace.id, name),
+  ]);
   if (!results || !run) throw new PageError(404, 'run');
-  const faults = (
-    await faultsOfRuns(
-      db,
-      [{ id: run.id, status: results.status, progress: results.progress }],
-      ctx.app.config.rankedMaxErroredShare,
-    )
-  ).get(run.id)!;
   const show = query.show === 'failed' || query.show === 'errored' ? query.show : '';
   const category = query.category ?? '';
   const pageNo = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
-  const { tasks, categories, totalTasks, attempts } = await runGrid(db, run.id, {
-    show,
-    category,
-    offset: (pageNo - 1) * GRID_TASKS_PER_PAGE,
-    limit: GRID_TASKS_PER_PAGE,
-  });
+  const terminal = TERMINAL.has(results.status);
+  // independent reads, side by side (one Promise.all: a failure of one is never left unhandled)
+  const [faultsByRun, { tasks, categories, totalTasks, attempts }, comparison, retry] = await Promise.all([
+    faultsOfRuns(
+      db,
+      [{ id: run.id, status: results.status, progress: results.progress }],
+      ctx.app.config.rankedMaxErroredShare,
+    ),
+    runGrid(db, run.id, {
+      show,
+      category,
+      offset: (pageNo - 1) * GRID_TASKS_PER_PAGE,
+      limit: GRID_TASKS_PER_PAGE,
+    }),
+    comparisonSection(ctx, name, results.agents, query),
+    terminal ? retryRunForm(ctx, name) : '',
+  ]);
+  const faults = faultsByRun.get(run.id)!;
   const cells = new Map<string, GridAttempt[]>();
   for (const a of attempts) {
     const k = `${a.taskId}|${a.agentId}`;
@@ -141,7 +148,6 @@ export async function runPage(
   const self = `/runs/${enc(name)}`;
   const link = (p: Record<string, string | number>) =>
     `${self}${qs({ show, category, page: pageNo, ...p })}#grid`;
-  const terminal = TERMINAL.has(results.status);
   const p = results.progress;
   const t = results.totals;
   const canStop = isActiveRunStatus(results.status) && roleAtLeast(ctx.auth.role, 'member');
@@ -175,8 +181,6 @@ export async function runPage(
 ${pages > 1 ? html`<nav class="pager">${pageNo > 1 ? html`<a href="${link({ page: pageNo - 1 })}">← previous</a>` : ''}<span>page ${pageNo} / ${pages}</span>${pageNo < pages ? html`<a href="${link({ page: pageNo + 1 })}">next →</a>` : ''}</nav>` : ''}`;
 
   const hasOutputs = results.status !== 'pending' && results.status !== 'queued';
-  const comparison = await comparisonSection(ctx, name, results.agents, query);
-  const retry = terminal ? await retryRunForm(ctx, name) : '';
   return page(
     reply,
     ctx,

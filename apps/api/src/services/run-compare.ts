@@ -1,15 +1,16 @@
 // The paired comparison behind GET /v1/runs/:name/compare and the run page's Comparison section:
 // picks the two agents (two of one run, or one of each of two runs), refuses what cannot be
 // paired (another benchmark, another pass threshold, changed task digests) with a message naming
-// what differs, and hands the per-task outcomes to core's comparePaired.
+// what differs, and hands the two agents' per-task tallies — grouped in SQL from the roll-up
+// agent_task_tallies, a few rows whatever the number of tasks — to core's comparePairedGroups.
 import {
   COMPARE_MAX_LISTED_TASKS,
   type CompareSide,
   type CompareTaskDifference,
   type RunComparison,
 } from '@osmosis/contracts';
-import { agentLabel, comparePaired, pairTaskRows, type TaskOutcomeRow } from '@osmosis/core';
-import type { Db } from '@osmosis/db';
+import { agentLabel, comparePairedGroups, type PairedTaskGroup, rateDifference } from '@osmosis/core';
+import { crossRunTasks, type Db, pairedDifferingTasks, pairedTallyGroups } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
 
 export interface CompareRun {
@@ -17,6 +18,7 @@ export interface CompareRun {
   name: string;
   benchmarkId: string;
   passThreshold: number;
+  taskCount: number;
   benchmark: { key: string };
   agents: { id: string; index: number; harness: string; model: string }[];
 }
@@ -123,15 +125,14 @@ export function assertComparableRuns(run: CompareRun, other: CompareRun): void {
   }
 }
 
-/** Per task: one agent's scored attempts (cancelled and unfinished ones left out) and the task digest. */
-async function taskRows(db: Db, agentId: string): Promise<TaskOutcomeRow[]> {
-  return db.$queryRaw<TaskOutcomeRow[]>`
-    SELECT t.name AS task, t.digest AS digest,
-      count(*) FILTER (WHERE a.outcome = 'passed')::int AS passed,
-      count(*) FILTER (WHERE a.outcome IN ('passed', 'failed', 'errored'))::int AS scored
-    FROM attempts a JOIN tasks t ON t.id = a.task_id
-    WHERE a.agent_id = ${agentId}::uuid
-    GROUP BY t.name, t.digest`;
+/** The task digests differ between the two runs: not the same questions. */
+function changedTasksConflict(changed: { task: string; a: string; b: string }[], count: number): ApiError {
+  const named = changed.slice(0, 10).map((m) => m.task);
+  const more = count - named.length;
+  return ApiError.conflict(
+    `${count} task(s) changed between the two sides (different task digests): ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`,
+    { reason: 'different_task_digests', tasks: changed.slice(0, 100) },
+  );
 }
 
 export async function compareRuns(
@@ -143,24 +144,35 @@ export async function compareRuns(
   if (other && other.id !== run.id) assertComparableRuns(run, other);
   const second = other && other.id !== run.id ? other : null;
   const [a, b] = pickSides(run, second, agents);
-  const [rowsA, rowsB] = await Promise.all([taskRows(db, a.agent_id), taskRows(db, b.agent_id)]);
-  const paired = pairTaskRows(rowsA, rowsB);
-  if (paired.digestMismatches.length > 0) {
-    const named = paired.digestMismatches.slice(0, 10).map((m) => m.task);
-    const more = paired.digestMismatches.length - named.length;
-    throw ApiError.conflict(
-      `${paired.digestMismatches.length} task(s) changed between the two sides (different task digests): ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`,
-      { reason: 'different_task_digests', tasks: paired.digestMismatches.slice(0, 100) },
-    );
-  }
-  const stats = comparePaired(paired.rates);
-  const differing: CompareTaskDifference[] = [];
-  for (const t of paired.rates) {
-    if (t.a.scored === 0 || t.b.scored === 0) continue;
-    const difference = t.a.passed / t.a.scored - t.b.passed / t.b.scored;
-    if (Math.abs(difference) > 1e-12) differing.push({ task: t.task, a: t.a, b: t.b, difference });
-  }
-  differing.sort((x, y) => Math.abs(y.difference) - Math.abs(x.difference) || x.task.localeCompare(y.task));
+  const [across, rows, differingRows] = await Promise.all([
+    // one run: every agent has attempts at each of its tasks, planned at once (one digest)
+    second
+      ? crossRunTasks(
+          db,
+          run.benchmarkId,
+          { runId: a.run_id, agentId: a.agent_id },
+          { runId: b.run_id, agentId: b.agent_id },
+        )
+      : null,
+    pairedTallyGroups(db, a.agent_id, b.agent_id),
+    pairedDifferingTasks(db, a.agent_id, b.agent_id, COMPARE_MAX_LISTED_TASKS + 1),
+  ]);
+  if (across && across.changedCount > 0) throw changedTasksConflict(across.changed, across.changedCount);
+  const groups: PairedTaskGroup[] = rows.map((r) => ({
+    a: { passed: r.a_passed, scored: r.a_scored },
+    b: { passed: r.b_passed, scored: r.b_scored },
+    tasks: r.tasks,
+  }));
+  // tasks with attempts that neither side has scored yet have no tally: left out, as the others
+  const tallied = rows.reduce((sum, r) => sum + r.tasks, 0);
+  const attempted = across ? across.attempted : run.taskCount;
+  groups.push({ a: { passed: 0, scored: 0 }, b: { passed: 0, scored: 0 }, tasks: attempted - tallied });
+  const stats = comparePairedGroups(groups);
+  const differing: CompareTaskDifference[] = differingRows.map((r) => {
+    const ta = { passed: r.a_passed, scored: r.a_scored };
+    const tb = { passed: r.b_passed, scored: r.b_scored };
+    return { task: r.task, a: ta, b: tb, difference: rateDifference(ta, tb) };
+  });
   return {
     benchmark_key: run.benchmark.key,
     pass_threshold: run.passThreshold,

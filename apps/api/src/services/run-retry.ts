@@ -45,11 +45,12 @@ interface UnscoredRow {
   n: number;
 }
 
+/** From the roll-up agent_outcome_totals (a few rows per agent), not from the attempts. */
 async function unscoredByAgent(db: Db | Tx, runId: string): Promise<UnscoredRow[]> {
   return db.$queryRaw<UnscoredRow[]>`
-    SELECT agent_id::text AS agent_id, outcome::text AS outcome, count(*)::int AS n
-    FROM attempts
-    WHERE run_id = ${runId}::uuid AND outcome::text IN ('errored', 'cancelled')
+    SELECT agent_id::text AS agent_id, outcome, sum(n)::int AS n
+    FROM agent_outcome_totals
+    WHERE run_id = ${runId}::uuid AND outcome IN ('errored', 'cancelled')
     GROUP BY agent_id, outcome`;
 }
 
@@ -63,10 +64,11 @@ async function meanCosts(
   agents: { id: string; harness: string; model: string }[],
 ): Promise<Map<string, { mean: number | null; basis: RetryAgentPlan['cost_basis'] }>> {
   const out = new Map<string, { mean: number | null; basis: RetryAgentPlan['cost_basis'] }>();
+  // the roll-up's cost_usd is the sum over the attempts with a cost, cost_n their number
   const here = await db.$queryRaw<{ agent_id: string; mean: number }[]>`
-    SELECT agent_id::text AS agent_id, avg(cost_usd)::float8 AS mean
-    FROM attempts WHERE run_id = ${run.id}::uuid AND cost_usd IS NOT NULL
-    GROUP BY agent_id`;
+    SELECT agent_id::text AS agent_id, (sum(cost_usd) / sum(cost_n))::float8 AS mean
+    FROM agent_outcome_totals WHERE run_id = ${run.id}::uuid
+    GROUP BY agent_id HAVING sum(cost_n) > 0`;
   const inRun = new Map(here.map((r) => [r.agent_id, r.mean]));
   for (const agent of agents) {
     const mean = inRun.get(agent.id);
@@ -75,13 +77,13 @@ async function meanCosts(
       continue;
     }
     const earlier = await db.$queryRaw<{ mean: number | null }[]>`
-      SELECT avg(a.cost_usd)::float8 AS mean
-      FROM attempts a
-      JOIN run_agents ra ON ra.id = a.agent_id
-      JOIN runs r ON r.id = a.run_id
+      SELECT (sum(o.cost_usd) / nullif(sum(o.cost_n), 0))::float8 AS mean
+      FROM agent_outcome_totals o
+      JOIN run_agents ra ON ra.id = o.agent_id
+      JOIN runs r ON r.id = o.run_id
       WHERE r.workspace_id = ${run.workspaceId}::uuid AND r.benchmark_id = ${run.benchmarkId}::uuid
         AND r.id <> ${run.id}::uuid AND r.created_at < ${run.createdAt}
-        AND ra.harness = ${agent.harness} AND ra.model = ${agent.model} AND a.cost_usd IS NOT NULL`;
+        AND ra.harness = ${agent.harness} AND ra.model = ${agent.model}`;
     const m = earlier[0]?.mean ?? null;
     out.set(agent.id, m === null ? { mean: null, basis: 'unknown' } : { mean: m, basis: 'earlier_runs' });
   }
@@ -149,12 +151,21 @@ function assertEnded(run: { name: string; status: RunStatusName }): void {
   );
 }
 
-/** 409 naming the tasks of the attempts to retry whose content changed since they were planned. */
-async function assertTasksUnchanged(db: Db | Tx, run: { id: string; name: string }): Promise<void> {
+/**
+ * 409 naming the tasks of the run whose content changed since its attempts were planned. Every
+ * attempt of a run is planned at submit, all with the task's digest of that moment, so one
+ * attempt per task is read (an index probe each) instead of every attempt.
+ */
+async function assertTasksUnchanged(
+  db: Db | Tx,
+  run: { id: string; name: string; benchmarkId: string },
+): Promise<void> {
   const changed = await db.$queryRaw<{ task: string; planned: string; now: string }[]>`
-    SELECT DISTINCT t.name AS task, a.task_digest AS planned, t.digest AS now
-    FROM attempts a JOIN tasks t ON t.id = a.task_id
-    WHERE a.run_id = ${run.id}::uuid AND a.task_digest IS NOT NULL AND a.task_digest <> t.digest
+    SELECT t.name AS task, p.planned, t.digest AS now
+    FROM tasks t
+    CROSS JOIN LATERAL (SELECT a.task_digest AS planned FROM attempts a
+      WHERE a.run_id = ${run.id}::uuid AND a.task_id = t.id LIMIT 1) p
+    WHERE t.benchmark_id = ${run.benchmarkId}::uuid AND p.planned IS NOT NULL AND p.planned <> t.digest
     ORDER BY t.name
     LIMIT 100`;
   if (changed.length === 0) return;
@@ -185,12 +196,22 @@ export async function retryRunOr404(db: Db | Tx, workspaceId: string, name: stri
   return run as typeof run & { status: RunStatusName };
 }
 
-/** What a retry would do, with the same refusals as the retry itself; writes nothing. */
-export async function previewRetry(db: Db, workspaceId: string, name: string, caller: RetryCaller) {
+/**
+ * What a retry would do, with the same refusals as the retry itself; writes nothing.
+ * `checkTasks: false` (the run page's button) leaves out the changed-task check, which reads an
+ * attempt per task: the retry itself still refuses, naming the tasks.
+ */
+export async function previewRetry(
+  db: Db,
+  workspaceId: string,
+  name: string,
+  caller: RetryCaller,
+  options: { checkTasks: boolean } = { checkTasks: true },
+) {
   const run = await retryRunOr404(db, workspaceId, name);
   assertMayRetry(caller, run);
   assertEnded(run);
-  await assertTasksUnchanged(db, run);
+  if (options.checkTasks) await assertTasksUnchanged(db, run);
   const plan = await retryPlan(db, run);
   return { ...plan, dry_run: true, previous_status: run.status, status: run.status };
 }

@@ -8,16 +8,18 @@ export {
 } from './comparability.ts';
 export {
   comparePaired,
+  comparePairedGroups,
   mcnemarExact,
   type PairedComparison,
   type PairedOptions,
   type PairedPValueMethod,
+  type PairedTaskGroup,
   type PairedTaskRates,
   pairedBootstrap,
+  rateDifference,
   seededRandom,
   signFlipTest,
 } from './paired.ts';
-export { type PairedTasks, pairTaskRows, type TaskOutcomeRow } from './paired-tasks.ts';
 export { kValues, passAtK } from './pass-at-k.ts';
 export {
   DEFAULT_RANKED_MAX_ERRORED_SHARE,

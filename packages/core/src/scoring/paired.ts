@@ -12,11 +12,22 @@
 //                  otherwise. With one attempt per task on both sides this exact test is McNemar's
 //                  exact test (the binomial test on the discordant tasks), and it is named so.
 //
+// Both resamplers draw counts of distinct per-task differences (paired-resample.ts), the same
+// distributions as drawing task by task at a cost that does not grow with the number of tasks, so
+// the page and `runs compare` use them at any size (no normal approximation).
+//
 // Why not a bootstrap p-value: the bootstrap distribution is centred on the observed difference,
 // not on zero, so a p-value read off it needs re-centring assumptions; the randomization test is
 // the exact paired test and needs none.
 
 import type { PairedComparison, PairedPValueMethod } from '@osmosis/contracts';
+import {
+  bootstrapMeans,
+  countValues,
+  flipTolerance,
+  signFlipMonteCarlo,
+  type ValueCounts,
+} from './paired-resample.ts';
 
 export interface PairedTaskRates {
   task: string;
@@ -49,7 +60,7 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** The q-quantile of sorted values with linear interpolation (numpy's default, "type 7"). */
-export function quantileSorted(sorted: readonly number[], q: number): number {
+export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const h = (sorted.length - 1) * q;
   const lo = Math.floor(h);
@@ -57,27 +68,68 @@ export function quantileSorted(sorted: readonly number[], q: number): number {
   return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }
 
-/** log C(n, k), exact enough for the binomial tails used here (n up to millions). */
-function logChoose(n: number, k: number): number {
-  let s = 0;
-  for (let i = 1; i <= k; i++) s += Math.log(n - k + i) - Math.log(i);
-  return s;
-}
-
 /**
  * McNemar's exact test: two-sided p-value of `b` tasks where only a passed against `c` where only
- * b passed, p = min(1, 2 · P(X ≤ min(b, c))) with X ~ Binomial(b + c, 1/2).
+ * b passed, p = min(1, 2 · P(X ≤ min(b, c))) with X ~ Binomial(b + c, 1/2). The terms are summed
+ * in log space from C(n, 0) upwards, each from the one before, so thousands of discordant tasks
+ * cost thousands of steps.
  */
 export function mcnemarExact(b: number, c: number): number {
   const n = b + c;
   if (n === 0) return 1;
   const k = Math.min(b, c);
+  let logC = 0;
   let tail = 0;
-  for (let i = 0; i <= k; i++) tail += Math.exp(logChoose(n, i) - n * Math.LN2);
+  for (let i = 0; i <= k; i++) {
+    if (i > 0) logC += Math.log(n - i + 1) - Math.log(i);
+    tail += Math.exp(logC - n * Math.LN2);
+  }
   return Math.min(1, 2 * tail);
 }
 
 const EPS = 1e-12;
+
+/** rate_a − rate_b of one task as (p_a·s_b − p_b·s_a) / (s_a·s_b): one correctly rounded division, so equal fractions give the same number. */
+export function rateDifference(
+  a: { passed: number; scored: number },
+  b: { passed: number; scored: number },
+): number {
+  return (a.passed * b.scored - b.passed * a.scored) / (a.scored * b.scored);
+}
+
+/** Sign patterns of a few differences, all of them: the exact two-sided p-value. */
+function signFlipExact(nonZero: ValueCounts): number {
+  const diffs: number[] = [];
+  nonZero.values.forEach((v, k) => {
+    for (let i = 0; i < nonZero.counts[k]!; i++) diffs.push(v);
+  });
+  const tolerance = flipTolerance(nonZero);
+  const observed = Math.abs(diffs.reduce((s, d) => s + d, 0));
+  let hits = 0;
+  const patterns = 2 ** diffs.length;
+  for (let mask = 0; mask < patterns; mask++) {
+    let sum = 0;
+    for (let i = 0; i < diffs.length; i++) sum += mask & (1 << i) ? -diffs[i]! : diffs[i]!;
+    if (Math.abs(sum) >= observed - tolerance) hits++;
+  }
+  return hits / patterns;
+}
+
+function nonZeroOf(groups: ValueCounts): ValueCounts {
+  return countValues(
+    Array.from(groups.values, (v, k) => [v, Math.abs(v) > EPS ? groups.counts[k]! : 0] as const),
+  );
+}
+
+function signFlipCounts(
+  groups: ValueCounts,
+  options: { resamples: number; random: () => number; exactUpTo: number },
+): { p: number; exact: boolean } {
+  const nonZero = nonZeroOf(groups);
+  if (nonZero.total === 0) return { p: 1, exact: true };
+  if (nonZero.total <= options.exactUpTo) return { p: signFlipExact(nonZero), exact: true };
+  return { p: signFlipMonteCarlo(nonZero, options.resamples, options.random), exact: false };
+}
 
 /**
  * Two-sided sign-flip test of per-task differences: the share of sign patterns whose mean is at
@@ -89,41 +141,26 @@ export function signFlipTest(
   diffs: readonly number[],
   options: { resamples: number; random: () => number; exactUpTo: number },
 ): { p: number; exact: boolean } {
-  const nonZero = diffs.filter((d) => Math.abs(d) > EPS);
-  const observed = Math.abs(nonZero.reduce((s, d) => s + d, 0));
-  if (nonZero.length === 0) return { p: 1, exact: true };
-  if (nonZero.length <= options.exactUpTo) {
-    let hits = 0;
-    const patterns = 2 ** nonZero.length;
-    for (let mask = 0; mask < patterns; mask++) {
-      let sum = 0;
-      for (let i = 0; i < nonZero.length; i++) sum += mask & (1 << i) ? -nonZero[i]! : nonZero[i]!;
-      if (Math.abs(sum) >= observed - EPS) hits++;
-    }
-    return { p: hits / patterns, exact: true };
-  }
-  let hits = 0;
-  for (let r = 0; r < options.resamples; r++) {
-    let sum = 0;
-    for (const d of nonZero) sum += options.random() < 0.5 ? -d : d;
-    if (Math.abs(sum) >= observed - EPS) hits++;
-  }
-  return { p: (1 + hits) / (1 + options.resamples), exact: false };
+  return signFlipCounts(countValues(diffs.map((d) => [d, 1] as const)), options);
 }
 
 /**
  * The bootstrap distribution of the mean per-task difference: `resamples` means of n tasks drawn
  * with replacement (a task's difference keeps its two rates together), sorted.
  */
-export function pairedBootstrap(diffs: readonly number[], resamples: number, random: () => number): number[] {
-  const n = diffs.length;
-  const boot = new Array<number>(resamples);
-  for (let r = 0; r < resamples; r++) {
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += diffs[Math.floor(random() * n)]!;
-    boot[r] = sum / n;
-  }
-  return boot.sort((x, y) => x - y);
+export function pairedBootstrap(
+  diffs: readonly number[],
+  resamples: number,
+  random: () => number,
+): Float64Array {
+  return bootstrapMeans(countValues(diffs.map((d) => [d, 1] as const)), resamples, random);
+}
+
+/** Tasks with the same two tallies (passed and scored of a and of b), and how many there are. */
+export interface PairedTaskGroup {
+  a: { passed: number; scored: number };
+  b: { passed: number; scored: number };
+  tasks: number;
 }
 
 /** Compares agent a with agent b on the tasks both have scored attempts of. */
@@ -131,27 +168,62 @@ export function comparePaired(
   rates: readonly PairedTaskRates[],
   options: PairedOptions = {},
 ): PairedComparison {
+  return comparePairedGroups(
+    rates.map((t) => ({ a: t.a, b: t.b, tasks: 1 })),
+    options,
+  );
+}
+
+/**
+ * comparePaired on tasks counted by their tallies (what SQL can group the roll-ups into): the
+ * result depends only on how many tasks have each tally, never on the order they come in.
+ */
+export function comparePairedGroups(
+  groups: readonly PairedTaskGroup[],
+  options: PairedOptions = {},
+): PairedComparison {
   const resamples = options.resamples ?? 10_000;
   const seed = options.seed ?? 1;
   const exactUpTo = options.exactUpTo ?? 16;
-  const paired = rates.filter((t) => t.a.scored > 0 && t.b.scored > 0);
-  const n = paired.length;
-  const rateA = paired.map((t) => t.a.passed / t.a.scored);
-  const rateB = paired.map((t) => t.b.passed / t.b.scored);
-  const diffs = rateA.map((r, i) => r - rateB[i]!);
-  const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+  let n = 0;
+  let excluded = 0;
+  let single = true;
+  const rateA: [number, number][] = [];
+  const rateB: [number, number][] = [];
+  const diffs: [number, number][] = [];
+  for (const g of groups) {
+    if (g.tasks <= 0) continue;
+    if (g.a.scored === 0 || g.b.scored === 0) {
+      excluded += g.tasks;
+      continue;
+    }
+    n += g.tasks;
+    if (g.a.scored !== 1 || g.b.scored !== 1) single = false;
+    rateA.push([g.a.passed / g.a.scored, g.tasks]);
+    rateB.push([g.b.passed / g.b.scored, g.tasks]);
+    diffs.push([rateDifference(g.a, g.b), g.tasks]);
+  }
+  const byDiff = countValues(diffs);
+  // sums over distinct values in ascending order: the same tasks in any order give the same bits
+  const mean = (c: ValueCounts) => {
+    let s = 0;
+    c.values.forEach((v, k) => {
+      s += v * c.counts[k]!;
+    });
+    return c.total ? s / c.total : 0;
+  };
   let wins = 0;
   let losses = 0;
-  for (const d of diffs) {
-    if (d > EPS) wins++;
-    else if (d < -EPS) losses++;
-  }
+  byDiff.values.forEach((d, k) => {
+    if (d > EPS) wins += byDiff.counts[k]!;
+    else if (d < -EPS) losses += byDiff.counts[k]!;
+  });
   const base = {
     tasks: n,
-    excluded: rates.length - n,
-    pass_at_1_a: mean(rateA),
-    pass_at_1_b: mean(rateB),
-    difference: mean(diffs),
+    excluded,
+    pass_at_1_a: mean(countValues(rateA)),
+    pass_at_1_b: mean(countValues(rateB)),
+    difference: mean(byDiff),
     wins,
     losses,
     ties: n - wins - losses,
@@ -168,16 +240,14 @@ export function comparePaired(
   }
 
   const random = seededRandom(seed);
-  const boot = pairedBootstrap(diffs, resamples, random);
-
-  const single = paired.every((t) => t.a.scored === 1 && t.b.scored === 1);
+  const boot = bootstrapMeans(byDiff, resamples, random);
   let p: number;
   let method: PairedPValueMethod;
   if (single) {
     p = mcnemarExact(wins, losses);
     method = 'mcnemar_exact';
   } else {
-    const test = signFlipTest(diffs, { resamples, random, exactUpTo });
+    const test = signFlipCounts(byDiff, { resamples, random, exactUpTo });
     p = test.p;
     method = test.exact ? 'sign_flip_exact' : 'sign_flip_monte_carlo';
   }
