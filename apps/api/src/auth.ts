@@ -9,7 +9,6 @@
 // `config: { allowViewer: true }` (managing one's own tokens). Routes with
 // `config: { public: true }` skip authentication. Failed authentications are rate limited per
 // token prefix and per IP (rate-limit.ts).
-import { randomBytes } from 'node:crypto';
 import { type MemberRole, roleAtLeast } from '@osmosis/contracts';
 import { parseBearer, shouldTouchLastUsed } from '@osmosis/core';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
@@ -19,7 +18,6 @@ import {
   type ResolvedToken,
   type ResolveResult,
   resolveApiToken,
-  resolveApiTokenById,
 } from './services/tokens.ts';
 
 export interface AuthContext {
@@ -76,26 +74,6 @@ export function authContextOf(resolved: ResolvedToken): AuthContext {
   };
 }
 
-// Page grants: the pages call /v1 routes in-process (app.inject) as the signed-in user, but a
-// page session holds a token id, never the token itself. Each call carries a single-use grant
-// (256 random bits, in this process' memory only, removed when the call ends) naming that id.
-const PAGE_GRANT_HEADER = 'x-osmosis-page-grant';
-const pageGrants = new Map<string, string>();
-
-/** Runs `call` with the header that authenticates one in-process request as token `tokenId`. */
-export async function withPageGrant<T>(
-  tokenId: string,
-  call: (headers: Record<string, string>) => Promise<T>,
-): Promise<T> {
-  const grant = randomBytes(32).toString('base64url');
-  pageGrants.set(grant, tokenId);
-  try {
-    return await call({ [PAGE_GRANT_HEADER]: grant });
-  } finally {
-    pageGrants.delete(grant);
-  }
-}
-
 function rateLimited(retryAfter: number, message: string): ApiError {
   return new ApiError(
     'RATE_LIMITED',
@@ -127,29 +105,19 @@ export function createAuthenticate(
       throw ApiError.unauthenticated(reason);
     };
 
-    let result: ResolveResult;
-    const grant = request.headers[PAGE_GRANT_HEADER];
-    if (grant !== undefined) {
-      const tokenId = typeof grant === 'string' ? pageGrants.get(grant) : undefined;
-      if (!tokenId) return fail(null, 'unknown page grant');
-      pageGrants.delete(grant as string);
-      result = await resolveApiTokenById(app.db, tokenId, now);
-      if (!result.ok) throw ApiError.unauthenticated(result.reason);
-    } else {
-      const raw = parseBearer(request.headers.authorization);
-      if (!raw) return fail(null, 'missing bearer token: send "Authorization: Bearer <API token>"');
-      const prefix = tokenPrefixOf(raw);
-      const prefixRetry = prefix ? limiter.prefixRetryAfter(prefix) : 0;
-      if (prefixRetry > 0) {
-        // a brute force against this prefix: refused without being looked up
-        throw rateLimited(
-          prefixRetry,
-          `too many failed authentications with tokens starting ${prefix}; try again later`,
-        );
-      }
-      result = await resolveApiToken(app.db, raw, now);
-      if (!result.ok) return fail(prefix, result.reason);
+    const raw = parseBearer(request.headers.authorization);
+    if (!raw) return fail(null, 'missing bearer token: send "Authorization: Bearer <API token>"');
+    const prefix = tokenPrefixOf(raw);
+    const prefixRetry = prefix ? limiter.prefixRetryAfter(prefix) : 0;
+    if (prefixRetry > 0) {
+      // a brute force against this prefix: refused without being looked up
+      throw rateLimited(
+        prefixRetry,
+        `too many failed authentications with tokens starting ${prefix}; try again later`,
+      );
     }
+    const result: ResolveResult = await resolveApiToken(app.db, raw, now);
+    if (!result.ok) return fail(prefix, result.reason);
     request.auth = authContextOf(result.value);
     const { token, role } = result.value;
     if (shouldTouchLastUsed(token.lastUsedAt, now)) {

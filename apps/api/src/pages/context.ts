@@ -1,8 +1,8 @@
-// Shared by the page modules: the signed-in context, calling /v1 as the user, HTML responses.
+// Shared by the page modules: the signed-in context, role checks, HTML responses.
 import { type MemberRole, roleAtLeast } from '@osmosis/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { type AuthContext, withPageGrant } from '../auth.ts';
+import type { AuthContext } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { type Html, html, layout } from './html.ts';
 import { PAGE_CSP } from './live-script.ts';
@@ -14,43 +14,12 @@ export interface PageContext {
   view: { workspace: string; email: string; csrf: string };
 }
 
-export interface ApiResult<T> {
-  status: number;
-  body: T;
-}
-
-/** Calls a /v1 route in-process as the signed-in user (a single-use page grant, auth.ts). */
-export async function callApi<T>(
-  ctx: PageContext,
-  method: 'GET' | 'POST',
-  url: string,
-  payload?: unknown,
-): Promise<ApiResult<T>> {
-  const res = await withPageGrant(ctx.auth.tokenId, (headers) =>
-    ctx.app.inject({
-      method,
-      url,
-      headers,
-      ...(payload !== undefined ? { payload: payload as object } : {}),
-    }),
-  );
-  return { status: res.statusCode, body: res.json() as T };
-}
-
 export class PageError extends Error {
   readonly status: number;
   constructor(status: number, message: string) {
     super(message);
     this.status = status;
   }
-}
-
-/** Throws a PageError for a failed API call (404 stays a 404 page). */
-export function ok<T>(res: ApiResult<T>): T {
-  if (res.status >= 200 && res.status < 300) return res.body;
-  const message =
-    (res.body as { error?: { message?: string } } | null)?.error?.message ?? `request failed (${res.status})`;
-  throw new PageError(res.status, message);
 }
 
 /**
