@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineCgroupsVisible } from './cgroup-tasks.ts';
 import { createSandbox } from './create-sandbox.ts';
+import { getDocker } from './docker.ts';
 import type { Sandbox } from './sandbox.ts';
 import { parseStrayProcessReport } from './stray-processes.ts';
 
@@ -63,3 +65,36 @@ describe('killStrayProcesses', () => {
     expect(parseStrayProcessReport('killed=3 left=0 keeper=7\n', '')).toEqual({ killed: 3, left: 0 });
   });
 });
+
+describe('killStrayProcesses on an idle sandbox', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await createSandbox({ image: IMAGE, scope, labels: { attempt: randomUUID() } });
+  });
+  afterAll(async () => {
+    await sandbox?.destroy();
+  });
+
+  // its cgroup holds docker-init and the keeper only: nothing to kill, and no exec to find that out
+  it.runIf(engineCgroupsVisible())('answers from the cgroup without an exec', async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    expect(await sandbox.killStrayProcesses()).toEqual({ killed: 0, left: 0 });
+    await sandbox.exec('true');
+    const until = Math.floor(Date.now() / 1000) + 1;
+    const events = await execCreates(sandbox.id, since, until);
+    // the one exec is the `true` above (and the process-group wrapper's, none: it ended)
+    expect(events).toBe(1);
+  });
+});
+
+/** exec_create events of a container between two times (seconds), from the engine's event log. */
+async function execCreates(id: string, since: number, until: number): Promise<number> {
+  const stream = (await getDocker().getEvents({
+    since,
+    until,
+    filters: JSON.stringify({ container: [id], event: ['exec_create'] }),
+  })) as NodeJS.ReadableStream;
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  return text.split('\n').filter((l) => l.trim()).length;
+}
