@@ -221,8 +221,12 @@ async function main(): Promise<void> {
     for (const c of LEVELS) {
       const n = Math.max(PER_LEVEL, 2 * c);
       cpu.mark();
+      const xacts0 = await commits();
       const platform = await runLevel(c, n);
       const pCpu = cpu.mark();
+      // the statistics reach pg_stat_database within a second of each backend's last transaction
+      await sleep(1500);
+      const xacts = (await commits()) - xacts0 - platform.ownQueries;
       const bare = await bareDocker(BENCH_IMAGE, TRIVIAL_TEST, c, n);
       const bCpu = cpu.mark();
       if (c === 1) once = { platform: platform.times, bare: bare.times };
@@ -237,6 +241,7 @@ async function main(): Promise<void> {
       cpuRows.push([`${c} platform`, ...CPU_GROUPS.map((g) => per(pCpu, g))]);
       cpuRows.push([`${c} bare`, ...CPU_GROUPS.map((g) => per(bCpu, g))]);
       printPhases(`c=${c}`, await phaseRows(db, platform.runId, c === 1));
+      console.log(`  Postgres transactions per attempt (API and worker): ${(xacts / n).toFixed(1)}`);
       console.log(`  (load average ${load()})`);
     }
     console.log('\nthroughput (attempts/s)');
@@ -271,6 +276,13 @@ async function main(): Promise<void> {
     cpu.stop();
     console.log(`\n${os.cpus().length} cores; load average at start ${loadStart}, at the end ${load()}`);
 
+    /** Committed transactions of the bench database so far (each single statement is one). */
+    async function commits(): Promise<number> {
+      const [row] = await db.$queryRaw<{ n: bigint }[]>`
+        SELECT xact_commit AS n FROM pg_stat_database WHERE datname = ${dbName}`;
+      return Number(row?.n ?? 0);
+    }
+
     async function addBenchmark(key: string, archiveRoot: string) {
       const add = await fetch(`${base}/v1/benchmarks/archive?key=${key}&name=${key}`, {
         method: 'POST',
@@ -299,7 +311,8 @@ async function main(): Promise<void> {
       const body = (await res.json()) as { data: { id: string } };
       if (res.status >= 300) throw new Error(`submit: ${res.status} ${JSON.stringify(body)}`);
       const runId = body.data.id;
-      for (;;) {
+      let ownQueries = 3; // the polls below, the two reads after them, the transaction count's own
+      for (; ; ownQueries++) {
         const run = await db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
         if (['finished', 'failed', 'stopped'].includes(run.status)) break;
         if (worker?.exitCode !== null) throw new Error('the worker exited');
@@ -318,7 +331,7 @@ async function main(): Promise<void> {
         times.push(finished - due);
         due = finished;
       }
-      return { runId, perSec: attempts / wallS, times };
+      return { runId, perSec: attempts / wallS, times, ownQueries };
     }
   } finally {
     await Promise.all([stopChild(worker), stopChild(api)]);

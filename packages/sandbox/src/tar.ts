@@ -31,19 +31,20 @@ export interface DirectoryEntry {
   mode?: number;
 }
 
+/** Adds a directory entry to a tar being packed, unless `seen` has it. */
+function addDirectory(pack: tar.Pack, name: string, mode: number, seen: Set<string>): void {
+  if (seen.has(name)) return;
+  seen.add(name);
+  pack.entry({ name, type: 'directory', mode });
+}
+
 /** Adds empty directories (parents included, each once) to a tar being packed. */
 function addDirectories(pack: tar.Pack, dirs: readonly DirectoryEntry[], seen: Set<string>): void {
   for (const dir of dirs) {
     const name = entryName(dir.path);
     if (!name || name.startsWith('..')) throw new Error(`invalid sandbox path: ${dir.path}`);
-    for (const parent of parents(name)) {
-      if (seen.has(parent)) continue;
-      seen.add(parent);
-      pack.entry({ name: parent, type: 'directory', mode: 0o755 });
-    }
-    if (seen.has(name)) continue;
-    seen.add(name);
-    pack.entry({ name, type: 'directory', mode: dir.mode ?? 0o755 });
+    for (const parent of parents(name)) addDirectory(pack, parent, 0o755, seen);
+    addDirectory(pack, name, dir.mode ?? 0o755, seen);
   }
 }
 
@@ -58,11 +59,7 @@ export function packFiles(files: FileEntry[], dirs: readonly DirectoryEntry[] = 
   for (const file of files) {
     const name = entryName(file.path);
     if (!name || name.startsWith('..')) throw new Error(`invalid sandbox path: ${file.path}`);
-    for (const dir of parents(name)) {
-      if (seen.has(dir)) continue;
-      seen.add(dir);
-      pack.entry({ name: dir, type: 'directory', mode: 0o755 });
-    }
+    for (const dir of parents(name)) addDirectory(pack, dir, 0o755, seen);
     const content = typeof file.content === 'string' ? Buffer.from(file.content) : file.content;
     pack.entry({ name, type: 'file', mode: file.mode ?? 0o644, size: content.length }, content);
   }
@@ -98,11 +95,7 @@ export function packDirectory(hostDir: string, prefix = '', dirs: readonly Direc
     }
     const seen = new Set<string>();
     addDirectories(pack, dirs, seen);
-    for (const dir of root ? [...parents(`${root}/x`)] : []) {
-      if (seen.has(dir)) continue;
-      seen.add(dir);
-      pack.entry({ name: dir, type: 'directory', mode: 0o755 });
-    }
+    for (const dir of root ? parents(`${root}/x`) : []) addDirectory(pack, dir, 0o755, seen);
     const walk = async (rel: string): Promise<void> => {
       const names = (await readdir(path.join(hostDir, rel))).sort();
       for (const name of names) {
