@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cgroupTaskFiles, containerTaskCount, engineCgroupsVisible } from './cgroup-tasks.ts';
+import { cgroupRoot, cgroupTaskFiles, containerTaskCount, engineCgroupsVisible } from './cgroup-tasks.ts';
 import { createSandbox } from './create-sandbox.ts';
 import type { Sandbox } from './sandbox.ts';
 
@@ -28,7 +28,16 @@ describe('containerTaskCount from a cgroup tree', () => {
     }
   });
 
+  it('reads the root OSMOSIS_SANDBOX_CGROUP_ROOT names; set empty (or relative) the check is off', () => {
+    expect(cgroupRoot({})).toBe('/sys/fs/cgroup');
+    expect(cgroupRoot({ OSMOSIS_SANDBOX_CGROUP_ROOT: '/host-cgroup/' })).toBe('/host-cgroup');
+    expect(cgroupRoot({ OSMOSIS_SANDBOX_CGROUP_ROOT: '' })).toBeNull();
+    expect(cgroupRoot({ OSMOSIS_SANDBOX_CGROUP_ROOT: 'sys/fs/cgroup' })).toBeNull();
+    expect(engineCgroupsVisible(null)).toBe(false);
+  });
+
   it('is null when nothing is readable, the id is not an id, or the file holds no count', async () => {
+    expect(await containerTaskCount(ID, null)).toBeNull();
     expect(await containerTaskCount(ID, path.join(root, 'missing'))).toBeNull();
     expect(await containerTaskCount('../../etc', root)).toBeNull();
     expect(await containerTaskCount(`${'b'.repeat(63)}/`, root)).toBeNull();

@@ -7,14 +7,22 @@
 // (its cgroup file system is read-only and it has no CAP_SYS_ADMIN). The file is only where the
 // worker shares the engine's host (not through a remote DOCKER_HOST, not from inside another
 // container's cgroup namespace, not under a custom --cgroup-parent): then the count is null and
-// the caller runs the sweep.
+// the caller runs the sweep. A worker in a container can be given the host's file system
+// read-only (`-v /sys/fs/cgroup:/host-cgroup:ro`, OSMOSIS_SANDBOX_CGROUP_ROOT=/host-cgroup);
+// OSMOSIS_SANDBOX_CGROUP_ROOT set empty turns the check off (the sweep always runs).
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
 const PARENTS = ['pids/docker', 'pids/system.slice', 'docker', 'system.slice'];
 
+/** The host's cgroup file system as this process sees it; null when the check is off. */
+export function cgroupRoot(env: NodeJS.ProcessEnv = process.env): string | null {
+  const root = env.OSMOSIS_SANDBOX_CGROUP_ROOT ?? '/sys/fs/cgroup';
+  return root.startsWith('/') ? root.replace(/\/+$/, '') || '/' : null;
+}
+
 /** Where the engine puts a container's cgroup, for cgroup v1 and v2, cgroupfs and systemd drivers. */
-export function cgroupTaskFiles(containerId: string, root = '/sys/fs/cgroup'): string[] {
+export function cgroupTaskFiles(containerId: string, root: string): string[] {
   return PARENTS.map((parent) =>
     parent.endsWith('docker')
       ? `${root}/${parent}/${containerId}/pids.current`
@@ -23,14 +31,14 @@ export function cgroupTaskFiles(containerId: string, root = '/sys/fs/cgroup'): s
 }
 
 /** Are the engine's container cgroups visible from this process (so counts can be read)? */
-export function engineCgroupsVisible(root = '/sys/fs/cgroup'): boolean {
-  return PARENTS.some((parent) => existsSync(`${root}/${parent}`));
+export function engineCgroupsVisible(root = cgroupRoot()): boolean {
+  return root !== null && PARENTS.some((parent) => existsSync(`${root}/${parent}`));
 }
 
 /** The container's task count, or null when its cgroup is not readable from here. */
-export async function containerTaskCount(containerId: string, root?: string): Promise<number | null> {
+export async function containerTaskCount(containerId: string, root = cgroupRoot()): Promise<number | null> {
   // an id is 64 hex digits; anything else is not looked up as a path
-  if (!/^[0-9a-f]{64}$/.test(containerId)) return null;
+  if (root === null || !/^[0-9a-f]{64}$/.test(containerId)) return null;
   for (const file of cgroupTaskFiles(containerId, root)) {
     const text = await readFile(file, 'utf8').catch(() => null);
     if (text === null) continue;
