@@ -67,7 +67,8 @@
 //
 //   cd /work/main && source scripts/env.sh && scripts/services.sh start
 //   node bench/platform-throughput.ts [attempts-per-level=16] [levels=1,2,4,8,16] [--compose]
-// (a level runs max(attempts, 2 × c) attempts; --compose adds the compose task's line)
+// (a level runs 2 × max(attempts / 2, c) attempts, as platform, bare, bare, platform halves;
+// --compose adds the compose task's line)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -219,29 +220,36 @@ async function main(): Promise<void> {
     const cpuRows: string[][] = [];
     let once: { platform: number[]; bare: number[] } | null = null;
     for (const c of LEVELS) {
-      const n = Math.max(PER_LEVEL, 2 * c);
-      cpu.mark();
-      const xacts0 = await commits();
-      const platform = await runLevel(c, n);
-      const pCpu = cpu.mark();
-      // the statistics reach pg_stat_database within a second of each backend's last transaction
-      await sleep(1500);
-      const xacts = (await commits()) - xacts0 - platform.ownQueries;
-      const bare = await bareDocker(BENCH_IMAGE, TRIVIAL_TEST, c, n);
-      const bCpu = cpu.mark();
-      if (c === 1) once = { platform: platform.times, bare: bare.times };
+      const half = Math.max(Math.ceil(PER_LEVEL / 2), c);
+      const n = 2 * half;
+      // platform, bare, bare, platform: a machine load that drifts during the level weighs on
+      // both sides alike (other work shares these cores)
+      const p1 = await platformSide(c, half);
+      const b1 = await bareSide(c, half);
+      const b2 = await bareSide(c, half);
+      const p2 = await platformSide(c, half);
+      const platformPerSec = n / (p1.wallS + p2.wallS);
+      const barePerSec = n / (b1.wallS + b2.wallS);
+      if (c === 1) once = { platform: [...p1.times, ...p2.times], bare: [...b1.times, ...b2.times] };
       rows.push([
         String(c),
         String(n),
-        platform.perSec.toFixed(2),
-        bare.perSec.toFixed(2),
-        (platform.perSec / bare.perSec).toFixed(2),
+        platformPerSec.toFixed(2),
+        barePerSec.toFixed(2),
+        (platformPerSec / barePerSec).toFixed(2),
       ]);
-      const per = (x: Record<CpuGroup, number>, g: CpuGroup) => ((x[g] / n) * 1000).toFixed(0);
-      cpuRows.push([`${c} platform`, ...CPU_GROUPS.map((g) => per(pCpu, g))]);
-      cpuRows.push([`${c} bare`, ...CPU_GROUPS.map((g) => per(bCpu, g))]);
-      printPhases(`c=${c}`, await phaseRows(db, platform.runId, c === 1));
-      console.log(`  Postgres transactions per attempt (API and worker): ${(xacts / n).toFixed(1)}`);
+      const per = (a: Record<CpuGroup, number>, b: Record<CpuGroup, number>, g: CpuGroup) =>
+        (((a[g] + b[g]) / n) * 1000).toFixed(0);
+      cpuRows.push([`${c} platform`, ...CPU_GROUPS.map((g) => per(p1.cpu, p2.cpu, g))]);
+      cpuRows.push([`${c} bare`, ...CPU_GROUPS.map((g) => per(b1.cpu, b2.cpu, g))]);
+      const phases = [
+        ...(await phaseRows(db, p1.runId, c === 1)),
+        ...(await phaseRows(db, p2.runId, c === 1)),
+      ];
+      printPhases(`c=${c}`, phases);
+      console.log(
+        `  Postgres transactions per attempt (API and worker): ${((p1.xacts + p2.xacts) / n).toFixed(1)}`,
+      );
       console.log(`  (load average ${load()})`);
     }
     console.log('\nthroughput (attempts/s)');
@@ -275,6 +283,24 @@ async function main(): Promise<void> {
     }
     cpu.stop();
     console.log(`\n${os.cpus().length} cores; load average at start ${loadStart}, at the end ${load()}`);
+
+    /** `k` attempts of one run at concurrency `c`, with the CPU and the transactions they took. */
+    async function platformSide(c: number, k: number) {
+      cpu.mark();
+      const before = await commits();
+      const level = await runLevel(c, k);
+      const used = cpu.mark();
+      // the statistics reach pg_stat_database within a second of each backend's last transaction
+      await sleep(1500);
+      const xacts = (await commits()) - before - level.ownQueries;
+      return { ...level, cpu: used, xacts, wallS: k / level.perSec };
+    }
+
+    async function bareSide(c: number, k: number) {
+      cpu.mark();
+      const level = await bareDocker(BENCH_IMAGE, TRIVIAL_TEST, c, k);
+      return { ...level, cpu: cpu.mark(), wallS: k / level.perSec };
+    }
 
     /** Committed transactions of the bench database so far (each single statement is one). */
     async function commits(): Promise<number> {
