@@ -3,14 +3,17 @@
 //
 // Platform side: the API (`node apps/api/src/main.ts`) and the worker (`node apps/worker/src/
 // main.ts`) as separate child processes on a fresh database, a one-task benchmark uploaded as an
-// archive, and per level one run of the `nop` harness with attempts_per_task = N at
+// archive, and per level two runs of the `nop` harness (attempts_per_task = N/2 each) at
 // max_concurrent_attempts = c. Each attempt: dispatch, lease, the attempt's rows loaded, image
-// lookup, sandbox create + start (limits, hardening, /logs folders uploaded before the start),
-// the nop agent, the stray-process sweep and storage check, tests/ copied in, `bash
+// lookup, sandbox create + start (limits, hardening), the nop agent (no command), the
+// stray-process check (the sandbox cgroup's task count; the sweep's exec only when something is
+// left) and storage check, tests/ copied in (with the /logs folders in the same tar), `bash
 // /tests/test.sh`, /logs downloaded, the reward read, the container removed, artifacts stored,
-// the result and the run events written.
+// the result and the run events written. Levels run platform, bare, bare, platform halves, so
+// a load that drifts weighs on both sides alike.
 // Bare side (bench/bare-docker.ts): the engine API alone, at the same concurrency: create (the
-// same limits and hardening, no network), start, exec `true` (the nop agent's command), one tar
+// same limits and hardening, no network), start, exec `true` (an agent command: more than the
+// nop harness runs, which is none), one tar
 // upload of tests/test.sh, exec `bash /tests/test.sh`, one tar download of the reward file (read
 // and parsed), remove. Nothing is stored.
 //
@@ -20,54 +23,59 @@
 // worker, the bench database's Postgres backends and the Docker engine (dockerd, containerd,
 // shims) from /proc (bench/process-cpu.ts), for each side; the median per phase of the pipeline
 // at concurrency 1 and at the highest level (from the attempt rows, the run events and the
-// `timings_ms` the worker's last event of each attempt carries); core count and load average.
+// `timings_ms` the worker's last event of each attempt carries); the bench database's committed
+// transactions per attempt (pg_stat_database, the bench's own polling subtracted); core count
+// and load average.
 //
-// Figures, 2026-11-30/12-01, 2 cores shared with five other engineers' test suites (load
-// average 15 → 47 during the run: compare each level's ratio, measured in the same minutes, not
-// absolute times; the lead re-runs this on a quiet machine). `node bench/platform-throughput.ts 8
-// 1,2,4,8,16` at 75009bd (events batched, one image inspect per attempt):
+// Figures, 2026-12-01 03:29 UTC, 2 cores shared with four other engineers' tests and benches
+// (load average 9.8 at the start, 13-15 during c=1..8, 28 at the end of c=16: compare each
+// level's ratio, measured in the same minutes, not absolute times). `node
+// bench/platform-throughput.ts 8 1,2,4,8,16` at 32f5c7a:
 //   concurrency  attempts  platform/s  bare/s  platform/bare
-//        1           8       0.19       0.24      0.82
-//        2           8       0.26       0.31      0.84
-//        4           8       0.28       0.33      0.87
-//        8          16       0.26       0.39      0.66
-//       16          32       0.22       0.33      0.65
-//   per-attempt time at c=1: platform median 4961 ms (p90 6609), bare 4349 (p90 4916): 1.14×
+//        1           8       0.18       0.18      0.99
+//        2           8       0.30       0.39      0.77
+//        4           8       0.35       0.38      0.92
+//        8          16       0.42       0.50      0.85
+//       16          32       0.57       0.82      0.70
+//   per-attempt time at c=1: platform median 5669 ms (p90 6434), bare 5903 (p90 7327): 0.96×
 //   CPU ms per attempt     api  worker  postgres  engine
-//     c=1  platform         46    213       59      309
-//     c=1  bare             38     78       11      309   (bare: the idle API and worker)
-//     c=16 platform         39    279      164      560
-//     c=16 bare             21     40       12      438
+//     c=1  platform        114    293      178      421
+//     c=1  bare             60    128       16      433   (bare: the idle API and worker)
+//     c=4  platform         51    232      167      398
+//     c=4  bare             24     46       14      402
+//     c=16 platform         16    134      127      298
+//     c=16 bare              8     15        6      351
+//   Postgres transactions per attempt (API and worker): 39.8, 33.1, 33.9, 39.1, 47.5 at c=1..16
 //   phases, median ms   c=1    c=16
-//     dispatch           70     -      (due → dispatched_at; only measurable one at a time)
-//     lease              48    249     (dispatched_at → started_at)
-//     load              107    701     (started_at → first pipeline event: rows, task files, secrets)
-//     image               3     26     (ensureImage: one inspect)
-//     sandbox_create   2488  39439     (create, /logs folders uploaded, start)
+//     dispatch           99     -      (due → dispatched_at; only measurable one at a time)
+//     lease              76    259     (dispatched_at → started_at)
+//     load              157   1403     (started_at → first pipeline event: rows, task files, secrets)
+//     image               9      3     (ensureImage: one inspect)
+//     sandbox_create   2216  10511     (create, start)
 //     agent, setup        0      0     (nop)
-//     sweep             362   2343     (stray-process exec as root + storage measure)
-//     copy_in           517  10550     (tests/ as one tar)
-//     verifier_exec     412   2226
-//     collect           480  10087     (/logs as one tar, extracted, scrubbed)
-//     teardown          485   4651     (force remove)
-//     finalize           30    176     (last event → finished_at: artifacts stored, result written)
-// A repeat of the same code 15 minutes later (`8 1,4,16`, load 17 → 39): c=1 0.69×, c=4 0.71×,
-// c=16 0.81×, per-attempt 1.48× (6414 against 4339 ms); worker CPU 336/251/241 ms, Postgres
-// 85/135/116 ms per attempt. On this machine today the ratio moves by ±0.15 between runs.
-// Before this branch's pipeline changes (same bench, load 10 → 16, 4 attempts per level): c=1
-// 0.86×, c=4 0.75×, per-attempt 1.17×; worker CPU 238 ms and Postgres 98 ms per attempt at c=1
-// (after: 213 and 59). Where the time goes: the engine. At c=16 the phases that wait on dockerd
-// (create/start, the archive copies in and out, remove) grow 10-20× while the platform's own
-// (lease, load, finalize) stay under a second; the engine also works ~120 ms more per attempt for
-// the platform than for the bare side — the extra engine calls: the pre-start /logs upload, the
-// stray-process sweep exec, the process-group wrapper's exec inspect, and the storage watchdog's
-// `inspect?size=true` every OSMOSIS_STORAGE_WATCH_MS (1 s) per sandbox. Postgres grows with
-// concurrency (59 → 164 ms per attempt): lease renewals every OSMOSIS_HEARTBEAT_MS (1 s) per
-// attempt in flight, for attempts that last a minute under this load.
+//     sweep              10     71     (the cgroup's task count, the storage measure)
+//     copy_in           786   4333     (tests/ and the /logs folders as one tar)
+//     verifier_exec     552   1313
+//     collect           649   3229     (/logs as one tar, extracted, scrubbed)
+//     teardown          697   2062     (force remove)
+//     finalize           35    249     (last event → finished_at: artifacts stored, result written)
+// Another run of the same code minutes earlier (one side after the other, load 8 → 26): 0.53,
+// 1.07, 0.88, 0.79, 1.35 — on this machine today a level's ratio moves by ±0.2 between runs.
+// What changed (this branch): the engine now works no more per attempt for the platform than for
+// the bare side (c=1 421 against 433 ms, c=16 298 against 351; before: 274 against 230 on a
+// quiet machine, 861 against 278 at load 12). Gone from each attempt: the pre-start archive
+// upload of the /logs folders (the engine mounted the stopped container and ran its untar
+// helper) and the stray-process sweep's exec on a sandbox whose cgroup holds only docker-init
+// and its keeper (a sweep 122 ms → 10 ms at c=1). What is left of the gap is the CPU of the
+// platform's own processes on two shared cores: worker 134-293 ms and Postgres 127-178 ms per
+// attempt, 33-48 transactions per attempt (in a V8 profile of the worker, pg and Prisma are 55%
+// of its busy time: the lease renewal every OSMOSIS_HEARTBEAT_MS per attempt in flight, the
+// dispatch and lease transactions, one artifact row per file, the run-completion checks).
 //
 //   cd /work/main && source scripts/env.sh && scripts/services.sh start
 //   node bench/platform-throughput.ts [attempts-per-level=16] [levels=1,2,4,8,16] [--compose]
-// (a level runs max(attempts, 2 × c) attempts; --compose adds the compose task's line)
+// (a level runs 2 × max(attempts / 2, c) attempts, as platform, bare, bare, platform halves;
+// --compose adds the compose task's line)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -219,24 +227,36 @@ async function main(): Promise<void> {
     const cpuRows: string[][] = [];
     let once: { platform: number[]; bare: number[] } | null = null;
     for (const c of LEVELS) {
-      const n = Math.max(PER_LEVEL, 2 * c);
-      cpu.mark();
-      const platform = await runLevel(c, n);
-      const pCpu = cpu.mark();
-      const bare = await bareDocker(BENCH_IMAGE, TRIVIAL_TEST, c, n);
-      const bCpu = cpu.mark();
-      if (c === 1) once = { platform: platform.times, bare: bare.times };
+      const half = Math.max(Math.ceil(PER_LEVEL / 2), c);
+      const n = 2 * half;
+      // platform, bare, bare, platform: a machine load that drifts during the level weighs on
+      // both sides alike (other work shares these cores)
+      const p1 = await platformSide(c, half);
+      const b1 = await bareSide(c, half);
+      const b2 = await bareSide(c, half);
+      const p2 = await platformSide(c, half);
+      const platformPerSec = n / (p1.wallS + p2.wallS);
+      const barePerSec = n / (b1.wallS + b2.wallS);
+      if (c === 1) once = { platform: [...p1.times, ...p2.times], bare: [...b1.times, ...b2.times] };
       rows.push([
         String(c),
         String(n),
-        platform.perSec.toFixed(2),
-        bare.perSec.toFixed(2),
-        (platform.perSec / bare.perSec).toFixed(2),
+        platformPerSec.toFixed(2),
+        barePerSec.toFixed(2),
+        (platformPerSec / barePerSec).toFixed(2),
       ]);
-      const per = (x: Record<CpuGroup, number>, g: CpuGroup) => ((x[g] / n) * 1000).toFixed(0);
-      cpuRows.push([`${c} platform`, ...CPU_GROUPS.map((g) => per(pCpu, g))]);
-      cpuRows.push([`${c} bare`, ...CPU_GROUPS.map((g) => per(bCpu, g))]);
-      printPhases(`c=${c}`, await phaseRows(db, platform.runId, c === 1));
+      const per = (a: Record<CpuGroup, number>, b: Record<CpuGroup, number>, g: CpuGroup) =>
+        (((a[g] + b[g]) / n) * 1000).toFixed(0);
+      cpuRows.push([`${c} platform`, ...CPU_GROUPS.map((g) => per(p1.cpu, p2.cpu, g))]);
+      cpuRows.push([`${c} bare`, ...CPU_GROUPS.map((g) => per(b1.cpu, b2.cpu, g))]);
+      const phases = [
+        ...(await phaseRows(db, p1.runId, c === 1)),
+        ...(await phaseRows(db, p2.runId, c === 1)),
+      ];
+      printPhases(`c=${c}`, phases);
+      console.log(
+        `  Postgres transactions per attempt (API and worker): ${((p1.xacts + p2.xacts) / n).toFixed(1)}`,
+      );
       console.log(`  (load average ${load()})`);
     }
     console.log('\nthroughput (attempts/s)');
@@ -271,6 +291,31 @@ async function main(): Promise<void> {
     cpu.stop();
     console.log(`\n${os.cpus().length} cores; load average at start ${loadStart}, at the end ${load()}`);
 
+    /** `k` attempts of one run at concurrency `c`, with the CPU and the transactions they took. */
+    async function platformSide(c: number, k: number) {
+      cpu.mark();
+      const before = await commits();
+      const level = await runLevel(c, k);
+      const used = cpu.mark();
+      // the statistics reach pg_stat_database within a second of each backend's last transaction
+      await sleep(1500);
+      const xacts = (await commits()) - before - level.ownQueries;
+      return { ...level, cpu: used, xacts, wallS: k / level.perSec };
+    }
+
+    async function bareSide(c: number, k: number) {
+      cpu.mark();
+      const level = await bareDocker(BENCH_IMAGE, TRIVIAL_TEST, c, k);
+      return { ...level, cpu: cpu.mark(), wallS: k / level.perSec };
+    }
+
+    /** Committed transactions of the bench database so far (each single statement is one). */
+    async function commits(): Promise<number> {
+      const [row] = await db.$queryRaw<{ n: bigint }[]>`
+        SELECT xact_commit AS n FROM pg_stat_database WHERE datname = ${dbName}`;
+      return Number(row?.n ?? 0);
+    }
+
     async function addBenchmark(key: string, archiveRoot: string) {
       const add = await fetch(`${base}/v1/benchmarks/archive?key=${key}&name=${key}`, {
         method: 'POST',
@@ -299,7 +344,8 @@ async function main(): Promise<void> {
       const body = (await res.json()) as { data: { id: string } };
       if (res.status >= 300) throw new Error(`submit: ${res.status} ${JSON.stringify(body)}`);
       const runId = body.data.id;
-      for (;;) {
+      let ownQueries = 3; // the polls below, the two reads after them, the transaction count's own
+      for (; ; ownQueries++) {
         const run = await db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
         if (['finished', 'failed', 'stopped'].includes(run.status)) break;
         if (worker?.exitCode !== null) throw new Error('the worker exited');
@@ -318,7 +364,7 @@ async function main(): Promise<void> {
         times.push(finished - due);
         due = finished;
       }
-      return { runId, perSec: attempts / wallS, times };
+      return { runId, perSec: attempts / wallS, times, ownQueries };
     }
   } finally {
     await Promise.all([stopChild(worker), stopChild(api)]);

@@ -49,7 +49,12 @@ export interface CreateSandboxOptions {
   env?: Record<string, string>;
   /** Working directory of the container and default of every exec. */
   workdir?: string;
-  /** Directories created before the container starts (one archive upload, no exec). */
+  /**
+   * Directories made before anything of the platform's runs or lands in the sandbox: in its first
+   * upload's tar or by a root exec before its first exec (Sandbox.deferDirectories). An image that
+   * keeps its ENTRYPOINT gets them before the start instead (one archive upload), since its own
+   * process may look for them.
+   */
   directories?: { path: string; mode?: number }[];
   /** Container name; default `osmosis-<attempt or random>-<random>`. */
   name?: string;
@@ -221,6 +226,8 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
       throw new SandboxError('create', `could not create the sandbox: ${messageOf(error)}`);
     }
   }
+  // docker-init (Init) and the keeper are all an idle sandbox runs: the stray-process sweep is
+  // skipped when its cgroup holds just those (Sandbox.killStrayProcesses)
   const sandbox = new Sandbox(
     docker,
     container,
@@ -229,10 +236,13 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
     storageLimitApplied,
     notes,
     options.workdir,
+    { idleTasks: 2 },
   );
   try {
     if (options.directories?.length) {
-      await container.putArchive(packDirectories(options.directories), { path: '/' });
+      // the image's own ENTRYPOINT runs first and may look for them; `sleep infinity` does not
+      if (keepAlive.Entrypoint) sandbox.deferDirectories(options.directories);
+      else await container.putArchive(packDirectories(options.directories), { path: '/' });
     }
     await container.start();
   } catch (error) {

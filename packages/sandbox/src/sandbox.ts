@@ -4,11 +4,14 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
+import { containerTaskCount } from './cgroup-tasks.ts';
+import { DeferredDirectories } from './deferred-dirs.ts';
 import { messageOf, statusOf } from './docker.ts';
 import { CappedOutput } from './output.ts';
 import { type StorageBreach, StorageWatchdog } from './storage-watchdog.ts';
 import { parseStrayProcessReport, STRAY_PROCESS_KILLER, type StrayProcessReport } from './stray-processes.ts';
 import {
+  type DirectoryEntry,
   type ExtractedFile,
   extractTar,
   type FileEntry,
@@ -78,6 +81,9 @@ export class Sandbox {
   #watchdog: StorageWatchdog | undefined;
   #breachKill: Promise<void> | undefined;
   readonly #noBreach = new Promise<StorageBreach>(() => {});
+  readonly #dirs = new DeferredDirectories();
+  /** Tasks the idle container holds (docker-init and its keeper), when known: see killStrayProcesses. */
+  readonly #idleTasks: number | null;
 
   constructor(
     docker: Docker,
@@ -87,7 +93,9 @@ export class Sandbox {
     storageLimitApplied: boolean,
     notes: string[],
     workdir: string | undefined,
+    options: { idleTasks?: number } = {},
   ) {
+    this.#idleTasks = options.idleTasks ?? null;
     this.#docker = docker;
     this.#container = container;
     this.id = container.id;
@@ -168,17 +176,32 @@ export class Sandbox {
   /**
    * Kills, as root, every process in the sandbox but its init and the container's keeper process
    * (see stray-processes.ts): what an agent left running cannot outlive its phase. Throws when the
-   * sweep cannot run (no shell in the image, the container stopped).
+   * sweep cannot run (no shell in the image, the container stopped). A sandbox this package
+   * created (docker-init and one keeper) whose cgroup holds exactly those two tasks has nothing
+   * to kill: the sweep's exec is skipped (cgroup-tasks.ts); any other count, or none readable,
+   * runs it.
    */
   async killStrayProcesses(timeoutMs = 30_000): Promise<StrayProcessReport> {
+    if (this.#idleTasks !== null && (await containerTaskCount(this.id)) === this.#idleTasks) {
+      return { killed: 0, left: 0 };
+    }
     const { stdout, stderr } = await this.#rootScript(STRAY_PROCESS_KILLER, timeoutMs);
     return parseStrayProcessReport(stdout, stderr);
   }
 
+  /** Directories made before the platform's first exec or upload (deferred-dirs.ts). */
+  deferDirectories(dirs: readonly DirectoryEntry[]): void {
+    this.#dirs.add(dirs);
+  }
+
   /** Runs a shell script as root as a bare exec (no process-group wrapper), output capped at 64 KiB. */
-  async #rootScript(script: string, timeoutMs: number): Promise<{ stdout: string; stderr: string }> {
+  async #rootScript(
+    script: string,
+    timeoutMs: number,
+    args: string[] = [],
+  ): Promise<{ stdout: string; stderr: string }> {
     const exec = await this.#container.exec({
-      Cmd: ['/bin/sh', '-c', script],
+      Cmd: ['/bin/sh', '-c', script, 'sh', ...args],
       User: '0',
       AttachStdout: true,
       AttachStderr: true,
@@ -233,6 +256,7 @@ export class Sandbox {
       truncated: stdout.truncated || stderr.truncated,
     });
     if (options.signal?.aborted) return result(null, false, true);
+    await this.#dirs.make((script, args) => this.#rootScript(script, 30_000, args));
 
     const exec = await this.#container.exec({
       Cmd: ['/bin/sh', '-c', EXEC_WRAPPER, pgidFile, ...argv],
@@ -330,13 +354,15 @@ export class Sandbox {
 
   /** Uploads in-memory files (absolute container paths; parent directories are created). */
   async putFiles(files: FileEntry[]): Promise<void> {
-    await this.#container.putArchive(packFiles(files), { path: '/' });
+    await this.#dirs.upload((dirs) => this.#container.putArchive(packFiles(files, dirs), { path: '/' }));
   }
 
   /** Uploads a host directory's contents to `containerDir` (created if missing). */
   async putDir(hostDir: string, containerDir: string): Promise<void> {
     if (!containerDir.startsWith('/')) throw new Error(`container path must be absolute: ${containerDir}`);
-    await this.#container.putArchive(packDirectory(hostDir, containerDir), { path: '/' });
+    await this.#dirs.upload((dirs) =>
+      this.#container.putArchive(packDirectory(hostDir, containerDir, dirs), { path: '/' }),
+    );
   }
 
   /** A file's bytes, or null when it does not exist (or is not a regular file). */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineCgroupsVisible } from './cgroup-tasks.ts';
 import { createSandbox } from './create-sandbox.ts';
+import { getDocker } from './docker.ts';
 import type { Sandbox } from './sandbox.ts';
 import { parseStrayProcessReport } from './stray-processes.ts';
 
@@ -56,6 +58,19 @@ describe('killStrayProcesses', () => {
     expect((await sandbox.inspect()).State.Running).toBe(true);
   });
 
+  // its cgroup holds docker-init and the keeper only: nothing to kill, and no exec to find that out
+  it.runIf(engineCgroupsVisible())(
+    'answers from the cgroup without an exec when the sandbox is idle',
+    async () => {
+      const since = Date.now() / 1000;
+      expect(await sandbox.killStrayProcesses()).toEqual({ killed: 0, left: 0 });
+      await sandbox.exec('true');
+      const until = Date.now() / 1000 + 1;
+      // the one exec is the `true` above
+      expect(await execCreates(sandbox.id, since, until)).toBe(1);
+    },
+  );
+
   it('a sweep that could not run is an error, not a silent success', () => {
     expect(() => parseStrayProcessReport('', 'exec: /bin/sh: not found')).toThrow(
       /did not report.*not found/,
@@ -63,3 +78,16 @@ describe('killStrayProcesses', () => {
     expect(parseStrayProcessReport('killed=3 left=0 keeper=7\n', '')).toEqual({ killed: 3, left: 0 });
   });
 });
+
+/** exec_create events of a container between two times (seconds), from the engine's event log. */
+async function execCreates(id: string, since: number, until: number): Promise<number> {
+  const stream = (await getDocker().getEvents({
+    // the engine reads fractional seconds
+    since: since.toFixed(3) as unknown as number,
+    until: until.toFixed(3) as unknown as number,
+    filters: JSON.stringify({ container: [id], event: ['exec_create'] }),
+  })) as NodeJS.ReadableStream;
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  return text.split('\n').filter((l) => l.trim()).length;
+}

@@ -25,18 +25,41 @@ function parents(rel: string): string[] {
   return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
-/** A tar stream of in-memory files; entries are relative to `/`, parent directories included. */
-export function packFiles(files: FileEntry[]): Readable {
+/** A directory to create in a sandbox (absolute container path; mode default 0o755). */
+export interface DirectoryEntry {
+  path: string;
+  mode?: number;
+}
+
+/** Adds a directory entry to a tar being packed, unless `seen` has it. */
+function addDirectory(pack: tar.Pack, name: string, mode: number, seen: Set<string>): void {
+  if (seen.has(name)) return;
+  seen.add(name);
+  pack.entry({ name, type: 'directory', mode });
+}
+
+/** Adds empty directories (parents included, each once) to a tar being packed. */
+function addDirectories(pack: tar.Pack, dirs: readonly DirectoryEntry[], seen: Set<string>): void {
+  for (const dir of dirs) {
+    const name = entryName(dir.path);
+    if (!name || name.startsWith('..')) throw new Error(`invalid sandbox path: ${dir.path}`);
+    for (const parent of parents(name)) addDirectory(pack, parent, 0o755, seen);
+    addDirectory(pack, name, dir.mode ?? 0o755, seen);
+  }
+}
+
+/**
+ * A tar stream of in-memory files; entries are relative to `/`, parent directories included.
+ * `dirs` are created first (a sandbox's deferred directories travel with its first upload).
+ */
+export function packFiles(files: FileEntry[], dirs: readonly DirectoryEntry[] = []): Readable {
   const pack = tar.pack();
-  const dirs = new Set<string>();
+  const seen = new Set<string>();
+  addDirectories(pack, dirs, seen);
   for (const file of files) {
     const name = entryName(file.path);
     if (!name || name.startsWith('..')) throw new Error(`invalid sandbox path: ${file.path}`);
-    for (const dir of parents(name)) {
-      if (dirs.has(dir)) continue;
-      dirs.add(dir);
-      pack.entry({ name: dir, type: 'directory', mode: 0o755 });
-    }
+    for (const dir of parents(name)) addDirectory(pack, dir, 0o755, seen);
     const content = typeof file.content === 'string' ? Buffer.from(file.content) : file.content;
     pack.entry({ name, type: 'file', mode: file.mode ?? 0o644, size: content.length }, content);
   }
@@ -45,21 +68,9 @@ export function packFiles(files: FileEntry[]): Readable {
 }
 
 /** A tar stream of empty directories (absolute container paths, parents included). */
-export function packDirectories(dirs: { path: string; mode?: number }[]): Readable {
+export function packDirectories(dirs: readonly DirectoryEntry[]): Readable {
   const pack = tar.pack();
-  const seen = new Set<string>();
-  for (const dir of dirs) {
-    const name = entryName(dir.path);
-    if (!name || name.startsWith('..')) throw new Error(`invalid sandbox path: ${dir.path}`);
-    for (const parent of parents(name)) {
-      if (seen.has(parent)) continue;
-      seen.add(parent);
-      pack.entry({ name: parent, type: 'directory', mode: 0o755 });
-    }
-    if (seen.has(name)) continue;
-    seen.add(name);
-    pack.entry({ name, type: 'directory', mode: dir.mode ?? 0o755 });
-  }
+  addDirectories(pack, dirs, new Set());
   pack.finalize();
   return pack as unknown as Readable;
 }
@@ -69,9 +80,10 @@ export function packDirectories(dirs: { path: string; mode?: number }[]): Readab
  * the archive root; '' for the root). Regular files, directories and symlinks are kept with
  * their permission bits; other file types are skipped. Links are never followed: a symlink is
  * packed as a symlink, and `hostDir` itself must be a real folder (a task's `solution` that is a
- * link to a host folder fails here instead of uploading that folder).
+ * link to a host folder fails here instead of uploading that folder). `dirs` are created first,
+ * as in packFiles.
  */
-export function packDirectory(hostDir: string, prefix = ''): Readable {
+export function packDirectory(hostDir: string, prefix = '', dirs: readonly DirectoryEntry[] = []): Readable {
   const pack = tar.pack();
   const root = entryName(prefix);
   const add = async (): Promise<void> => {
@@ -81,9 +93,9 @@ export function packDirectory(hostDir: string, prefix = ''): Readable {
         `${hostDir} is ${top.isSymbolicLink() ? 'a link' : 'not a folder'}; only real folders are uploaded`,
       );
     }
-    for (const dir of root ? [...parents(`${root}/x`)] : []) {
-      pack.entry({ name: dir, type: 'directory', mode: 0o755 });
-    }
+    const seen = new Set<string>();
+    addDirectories(pack, dirs, seen);
+    for (const dir of root ? parents(`${root}/x`) : []) addDirectory(pack, dir, 0o755, seen);
     const walk = async (rel: string): Promise<void> => {
       const names = (await readdir(path.join(hostDir, rel))).sort();
       for (const name of names) {

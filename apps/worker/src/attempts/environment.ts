@@ -27,7 +27,7 @@ import type { AttemptEnvironment } from './trial-types.ts';
 
 export type { AttemptEnvironment } from './trial-types.ts';
 
-/** The directories every sandbox has before anything runs (one archive upload, no exec). */
+/** The directories every sandbox has before anything of the platform's runs in it (Sandbox.deferDirectories). */
 const LOG_DIRECTORIES = [
   { path: SANDBOX_PATHS.agentLogs, mode: 0o777 },
   { path: SANDBOX_PATHS.verifierLogs, mode: 0o777 },
@@ -233,12 +233,8 @@ async function startCompose(
     ...(deps.composeBin ? { composeBin: deps.composeBin } : {}),
     ...(deps.docker ? { docker: deps.docker } : {}),
   });
-  // main's log folders (a compose container gets no upload before it starts)
-  const dirs = LOG_DIRECTORIES.map((d) => d.path);
-  await compose.main.exec(['sh', '-c', 'mkdir -p "$@" && chmod 0777 "$@"', 'sh', ...dirs], {
-    user: '0',
-    timeoutMs: 30_000,
-  });
+  // main's log folders, made with the first upload or exec (a compose container gets no upload before it starts)
+  compose.main.deferDirectories(LOG_DIRECTORIES);
   return {
     kind: 'compose',
     main: compose.main,

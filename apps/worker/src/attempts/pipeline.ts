@@ -202,13 +202,21 @@ async function classify(ctx: TrialContext, error: unknown): Promise<void> {
   });
 }
 
-/** Artifacts (not after a cancel: the environment is already gone), scrubbing, then teardown. */
+/**
+ * Artifacts (not after a cancel: the environment is already gone), then teardown, which runs
+ * while the host's files are written and scrubbed (nothing there needs the sandbox).
+ */
 async function collectAndTeardown(ctx: TrialContext): Promise<void> {
-  await ctx.timed('collect', () => collectArtifacts(ctx));
-  await ctx.timed('teardown', () => teardown(ctx));
+  await ctx.timed('collect', () => collectFromSandbox(ctx));
+  const removal = ctx.timed('teardown', () => teardown(ctx));
+  try {
+    await ctx.timed('collect', () => finishArtifacts(ctx));
+  } finally {
+    await removal;
+  }
 }
 
-async function collectArtifacts(ctx: TrialContext): Promise<void> {
+async function collectFromSandbox(ctx: TrialContext): Promise<void> {
   const { signal } = ctx;
   const main = ctx.env?.main;
   if (main && !signal.aborted && ctx.uncollected !== null) {
@@ -222,6 +230,9 @@ async function collectArtifacts(ctx: TrialContext): Promise<void> {
       });
     }
   }
+}
+
+async function finishArtifacts(ctx: TrialContext): Promise<void> {
   try {
     await writeExtraFiles(ctx);
   } catch (error) {
