@@ -15,8 +15,8 @@ import {
   uniqueRunName,
 } from '@osmosis/core';
 import { appendRunEvents, type Db } from '@osmosis/db';
-import { PROVIDED_SECRET_ID, storeProvidedSecrets } from '../routes/submit-provided-secrets.ts';
 import { type Caller, modelLabel, type Prepared, type TaskRow } from './submit-prepare.ts';
+import { PROVIDED_SECRET_ID, storeProvidedSecrets } from './submit-provided-secrets.ts';
 
 const ATTEMPT_INSERT_CHUNK = 5000;
 
