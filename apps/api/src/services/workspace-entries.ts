@@ -3,11 +3,8 @@
 import type { UserSummary } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import type { ApiError } from '../errors.ts';
+import { isUniqueViolation } from './db-errors.ts';
 import { userSummary } from './serialize.ts';
-
-export function isUniqueViolation(error: unknown): boolean {
-  return !!error && typeof error === 'object' && (error as { code?: string }).code === 'P2002';
-}
 
 /** Users by id, as the wire shows who added or created something (a removed user is absent). */
 export async function usersById(db: Db, ids: readonly string[]): Promise<Map<string, UserSummary>> {
