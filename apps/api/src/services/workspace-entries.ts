@@ -1,5 +1,6 @@
 // What the workspace's small capped lists share (endpoint hosts, git links, webhooks): who added
 // an entry, and adding one idempotently under the list's cap, even when two requests add it at once.
+// `usersById` also names who set a secret record and who created a run.
 import type { UserSummary } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import type { ApiError } from '../errors.ts';
