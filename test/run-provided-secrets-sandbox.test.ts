@@ -45,7 +45,7 @@ describe('a [secrets] value supplied at submit, in the sandbox', { timeout: 300_
       secrets: { required: ['TOOL_TOKEN'] },
       agents: [{ harness: 'oracle' }],
     });
-    // what the API's submit stores for a supplied value (routes/submit-provided-secrets.ts)
+    // what the API's submit stores for a supplied value (services/submit-provided-secrets.ts)
     const enc = encryptSecretValue(
       parseSecretKeyRing(KEYS),
       { workspaceId: run.workspaceId, name: 'TOOL_TOKEN', scope: 'run', ownerId: run.runId },

@@ -26,8 +26,8 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError } from '../errors.ts';
 import { createBenchmark, resolveMetadata } from '../services/benchmark-create.ts';
+import { archiveRefusal, checkArchiveTasks, storeUpload } from '../services/benchmark-source-checks.ts';
 import { benchmarkToWire } from '../services/benchmark-wire.ts';
-import { archiveRefusal, checkArchiveTasks, storeUpload } from './benchmark-source-checks.ts';
 
 const ARCHIVE_CONTENT_TYPES = [
   'application/gzip',

@@ -6,7 +6,7 @@
 // worker (apps/worker/src/queues/benchmark-sync.ts) imports the tasks. An archive is checked
 // here first (safe extraction, at least one task, no link out of a task, benchmark.toml), so a
 // bad archive is a 400 naming the entry (413 over a size limit) instead of a failed sync; a git
-// or registry URL is checked against the egress policy (benchmark-source-checks.ts).
+// or registry URL is checked against the egress policy (services/benchmark-source-checks.ts).
 //
 //   POST /v1/benchmarks                 JSON: {kind: git|registry|catalog, ...} (AddBenchmarkRequest)
 //   POST /v1/benchmarks/archive?key=…   raw body (application/gzip, application/x-tar or
@@ -16,13 +16,14 @@
 //                                       (the rest: GET /v1/runs?benchmark=<id>)
 //   POST /v1/benchmarks/:key/sync       retry a failed (or stuck pending) sync; resumes
 //   DELETE /v1/benchmarks/:key          refused with 409 while runs are pending/queued/running; with
-//                                       runs: admins only, with ?force=true (benchmark-delete.ts)
+//                                       runs: admins only, with ?force=true (services/benchmark-delete.ts)
 import {
   AddBenchmarkRequest,
   BenchmarkDetailResponse,
   BenchmarkKeyParams,
   BenchmarkResponse,
   DeleteBenchmarkResponse,
+  ForceQuery,
   GIT_URL_SCHEMES,
   ListBenchmarksResponse,
   normalizeSourcePath,
@@ -37,10 +38,9 @@ import { ApiError } from '../errors.ts';
 import { deleteBenchmark, retryBenchmarkSync } from '../services/benchmark-admin.ts';
 import { createBenchmark, resolveMetadata, slug, storeRegistry } from '../services/benchmark-create.ts';
 import { benchmarkDetail } from '../services/benchmark-detail.ts';
+import { checkSourceUrl } from '../services/benchmark-source-checks.ts';
 import { type BenchmarkRow, benchmarkToWire, listBenchmarks } from '../services/benchmark-wire.ts';
 import { benchmarkArchiveRoute } from './benchmark-archive.ts';
-import { DeleteBenchmarkQuery } from './benchmark-delete.ts';
-import { checkSourceUrl } from './benchmark-source-checks.ts';
 
 function by(request: FastifyRequest) {
   return { workspaceId: request.auth.workspace.id, userId: request.auth.user.id };
@@ -203,7 +203,7 @@ export const benchmarkRoutes: FastifyPluginAsyncZod = async (app) => {
         summary:
           'Delete a benchmark and its tasks; with runs on it only with force=true, by admins and owners (the runs are deleted too); refused while runs are pending, queued or running',
         params: BenchmarkKeyParams,
-        querystring: DeleteBenchmarkQuery,
+        querystring: ForceQuery,
         response: { 200: DeleteBenchmarkResponse, ...STANDARD_ERROR_RESPONSES },
       },
     },

@@ -9,17 +9,17 @@ import {
   EventCursor,
   isEventId,
   RESULTS_TERMINAL_STATUSES,
-  type RunStatusName,
   type StreamEnd,
   type StreamProgress,
   type StreamRunEvent,
 } from '@osmosis/contracts';
 import { runProgress } from '@osmosis/core';
-import { type Db, type EventRow, eventsAfter, lastEventId, runOutcomeCounts } from '@osmosis/db';
+import { type Db, type EventRow, eventsAfter, runOutcomeCounts } from '@osmosis/db';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { loadRunResults, runOr404 } from '../services/run-results.ts';
+import { backlogCursor, currentRunStatus, runTimes } from '../services/run-stream.ts';
 import { RunNameParams } from './results.ts';
 
 export const STREAM_DEFAULT_INTERVAL_MS = 1000;
@@ -62,17 +62,7 @@ async function startCursor(
 ): Promise<bigint> {
   if (typeof lastHeader === 'string' && isEventId(lastHeader)) return BigInt(lastHeader);
   if (query.after !== undefined) return BigInt(query.after);
-  const backlog = query.backlog ?? BACKLOG_DEFAULT;
-  if (backlog === 0) return lastEventId(db, runId);
-  // the last `backlog` events, then everything after them
-  const rows = await db.runEvent.findMany({
-    where: { runId },
-    orderBy: { id: 'desc' },
-    take: backlog,
-    select: { id: true },
-  });
-  const oldest = rows[rows.length - 1];
-  return rows.length === backlog && oldest ? oldest.id - 1n : 0n;
+  return backlogCursor(db, runId, query.backlog ?? BACKLOG_DEFAULT);
 }
 
 export interface RunStreamOptions {
@@ -140,8 +130,7 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
     const tick = async (): Promise<void> => {
       if (closed) return;
       // status first: events written before the run turned terminal are then all visible
-      const current = await db.run.findUnique({ where: { id: run.id }, select: { status: true } });
-      const status = (current?.status ?? run.status) as RunStatusName;
+      const status = (await currentRunStatus(db, run.id)) ?? run.status;
       while (events) {
         const rows = await eventsAfter(db, run.id, cursor, PAGE);
         for (const row of rows) {
@@ -163,10 +152,7 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
         lastProgress = key;
       }
       if (RESULTS_TERMINAL_STATUSES.includes(status)) {
-        const fresh = await db.run.findUnique({
-          where: { id: run.id },
-          select: { startedAt: true, finishedAt: true },
-        });
+        const fresh = await runTimes(db, run.id);
         const results = await loadRunResults(db, {
           ...run,
           status,

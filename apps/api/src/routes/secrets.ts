@@ -8,48 +8,20 @@ import {
   ListSecretsQuery,
   ListSecretsResponse,
   roleAtLeast,
-  type SecretInfo,
   SecretParams,
   type SecretScope,
   SetSecretBody,
   SetSecretResponse,
   STANDARD_ERROR_RESPONSES,
 } from '@osmosis/contracts';
-import type { Db } from '@osmosis/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AuthContext } from '../auth.ts';
 import { ApiError } from '../errors.ts';
-import { deleteSecret, SECRET_ROW_SELECT, type SecretRow, upsertSecret } from '../secret-records.ts';
-import { iso, page } from '../services/serialize.ts';
+import { listSecrets, removeSecret, setSecret } from '../services/secrets.ts';
 
-async function usersById(db: Db, ids: (string | null)[]) {
-  const wanted = [...new Set(ids.filter((id): id is string => !!id))];
-  const users = wanted.length
-    ? await db.user.findMany({
-        where: { id: { in: wanted } },
-        select: { id: true, email: true, displayName: true },
-      })
-    : [];
-  return new Map(users.map((u) => [u.id, { id: u.id, email: u.email, display_name: u.displayName }]));
-}
-
-/** A user as upstream's `creator_name` / `updater_name` show one: the display name, else the e-mail. */
-function nameOf(user: { email: string; display_name: string | null } | undefined): string | null {
-  return user ? (user.display_name ?? user.email) : null;
-}
-
-function secretInfo(row: SecretRow, users: Awaited<ReturnType<typeof usersById>>): SecretInfo {
-  return {
-    id: row.id,
-    name: row.name,
-    scope: row.scope,
-    owner: row.ownerId ? (users.get(row.ownerId) ?? null) : null,
-    set_by: users.get(row.setById) ?? null,
-    creator_name: nameOf(users.get(row.createdById ?? row.setById)),
-    updater_name: nameOf(users.get(row.setById)),
-    created_at: iso(row.createdAt),
-    updated_at: iso(row.updatedAt),
-  };
+/** Whose records a request reads and writes: its workspace, and its user for personal ones. */
+function callerOf(auth: AuthContext) {
+  return { workspaceId: auth.workspace.id, userId: auth.user.id };
 }
 
 function assertMayWrite(auth: AuthContext, scope: SecretScope, action: string): void {
@@ -71,34 +43,7 @@ export const secretRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ListSecretsResponse, ...STANDARD_ERROR_RESPONSES },
       },
     },
-    async (request) => {
-      const { scope, limit, offset } = request.query;
-      const { workspace, user } = request.auth;
-      const visible = [
-        ...(scope !== 'personal' ? [{ scope: 'workspace' as const }] : []),
-        ...(scope !== 'workspace' ? [{ scope: 'personal' as const, ownerId: user.id }] : []),
-      ];
-      const where = { workspaceId: workspace.id, OR: visible };
-      const [total, rows] = await Promise.all([
-        app.db.secret.count({ where }),
-        app.db.secret.findMany({
-          where,
-          select: SECRET_ROW_SELECT,
-          orderBy: [{ name: 'asc' }, { scope: 'asc' }],
-          skip: offset,
-          take: limit,
-        }),
-      ]);
-      const users = await usersById(
-        app.db,
-        rows.flatMap((r) => [r.ownerId, r.setById, r.createdById]),
-      );
-      return page(
-        rows.map((r) => secretInfo(r as SecretRow, users)),
-        total,
-        offset,
-      );
-    },
+    async (request) => listSecrets(app.db, callerOf(request.auth), request.query),
   );
 
   app.put(
@@ -116,17 +61,10 @@ export const secretRoutes: FastifyPluginAsyncZod = async (app) => {
       const { name } = request.params;
       const { scope, value } = request.body;
       assertMayWrite(request.auth, scope, 'setting');
-      const { row, created } = await upsertSecret(app.db, {
-        workspaceId: request.auth.workspace.id,
-        name,
-        scope,
-        userId: request.auth.user.id,
-        value,
-      });
-      request.log.info({ secret_name: name, scope, created }, 'secret record set');
-      const users = await usersById(app.db, [row.ownerId, row.setById, row.createdById]);
-      reply.code(created ? 201 : 200);
-      return { data: { ...secretInfo(row, users), created } };
+      const data = await setSecret(app.db, callerOf(request.auth), { name, scope, value });
+      request.log.info({ secret_name: name, scope, created: data.created }, 'secret record set');
+      reply.code(data.created ? 201 : 200);
+      return { data };
     },
   );
 
@@ -146,16 +84,7 @@ export const secretRoutes: FastifyPluginAsyncZod = async (app) => {
       const { name } = request.params;
       const { scope } = request.query;
       assertMayWrite(request.auth, scope, 'deleting');
-      const deleted = await deleteSecret(app.db, {
-        workspaceId: request.auth.workspace.id,
-        name,
-        scope,
-        userId: request.auth.user.id,
-      });
-      if (!deleted)
-        throw new ApiError('NOT_FOUND', `no ${scope} secret record named ${name}`, {
-          hint: `see \`osmosis secret list --scope ${scope}\``,
-        });
+      await removeSecret(app.db, callerOf(request.auth), name, scope);
       request.log.info({ secret_name: name, scope }, 'secret record deleted');
       return { data: { name, scope, deleted: true as const } };
     },

@@ -20,7 +20,7 @@ import { enqueueRunDispatch } from '@osmosis/queues';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError } from '../errors.ts';
 import { iso } from '../services/serialize.ts';
-import { createRun } from '../services/submit-create.ts';
+import { createRun, removeUnqueuedRun } from '../services/submit-create.ts';
 import { prepareRun } from '../services/submit-prepare.ts';
 
 export const submitRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -64,7 +64,7 @@ export const submitRoutes: FastifyPluginAsyncZod = async (app) => {
       } catch (error) {
         // nothing may stay behind: the run without its job would never start
         request.log.error({ err: error, run_id: run.id }, 'could not enqueue the run; removing it');
-        await app.db.run.delete({ where: { id: run.id } }).catch(() => undefined);
+        await removeUnqueuedRun(app.db, run.id);
         throw new ApiError(
           'UNAVAILABLE',
           'the run could not be queued (the job queue did not answer); nothing was created — submit again',

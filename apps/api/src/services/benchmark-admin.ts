@@ -1,12 +1,12 @@
 // Retrying a benchmark's sync and deleting a benchmark (with its runs, under the rule of
-// routes/benchmark-delete.ts). Routes and the benchmark page's sync button call these.
+// benchmark-delete.ts). Routes and the benchmark page's sync button call these.
 import { ACTIVE_RUN_STATUSES, type Benchmark, type MemberRole } from '@osmosis/contracts';
 import { SYNC_STALE_MS } from '@osmosis/core';
 import type { Db } from '@osmosis/db';
 import { enqueueBenchmarkSync, type Queues } from '@osmosis/queues';
 import type { ArtifactStorage } from '@osmosis/tasks';
 import { ApiError } from '../errors.ts';
-import { assertMayDeleteRuns } from '../routes/benchmark-delete.ts';
+import { assertMayDeleteRuns } from './benchmark-delete.ts';
 import { benchmarkToWire, findBenchmarkByRef } from './benchmark-wire.ts';
 
 /**

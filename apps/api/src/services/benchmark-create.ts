@@ -7,7 +7,7 @@ import type { EgressPolicy } from '@osmosis/egress';
 import { enqueueBenchmarkSync, type Queues } from '@osmosis/queues';
 import { type ArtifactStorage, parseRegistryDocument, RegistryError, resolveDataset } from '@osmosis/tasks';
 import { ApiError } from '../errors.ts';
-import { checkRegistryUrls } from '../routes/benchmark-source-checks.ts';
+import { checkRegistryUrls } from './benchmark-source-checks.ts';
 import type { BenchmarkRow } from './benchmark-wire.ts';
 
 export type BenchmarkSourceKind = 'archive' | 'git' | 'registry' | 'catalog';

@@ -2,8 +2,8 @@
 // first RUN_INFO_MAX_ATTEMPTS attempts with their retries.
 import { type AttemptInfo, AttemptSteps, RUN_INFO_MAX_ATTEMPTS, type RunInfo } from '@osmosis/contracts';
 import { type Db, firstAttemptIds } from '@osmosis/db';
-import { stopReasonOf } from '../routes/run-budget.ts';
 import type { ServiceDeps } from './deps.ts';
+import { stopReasonOf } from './run-budget.ts';
 import { creatorsOf, RUN_LIST_INCLUDE, summary } from './run-list.ts';
 import { loadRunResults, runOr404 } from './run-results.ts';
 import { iso } from './serialize.ts';

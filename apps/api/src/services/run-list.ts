@@ -12,6 +12,7 @@ import type { ServiceDeps } from './deps.ts';
 import { bestPassAt1ByRun } from './run-results.ts';
 import { iso, page } from './serialize.ts';
 import { faultsOfRuns } from './workers.ts';
+import { usersById } from './workspace-entries.ts';
 
 export const RUN_LIST_INCLUDE = {
   benchmark: { select: { key: true, name: true } },
@@ -107,11 +108,8 @@ export async function creatorsOf(
   db: Db,
   ids: string[],
 ): Promise<Map<string, { email: string; name: string | null }>> {
-  const users = await db.user.findMany({
-    where: { id: { in: [...new Set(ids)] } },
-    select: { id: true, email: true, displayName: true },
-  });
-  return new Map(users.map((u) => [u.id, { email: u.email, name: u.displayName }]));
+  const users = await usersById(db, ids);
+  return new Map([...users].map(([id, u]) => [id, { email: u.email, name: u.display_name }]));
 }
 
 /** One page of the workspace's runs, newest first; `benchmark` filters by key, exact name or id. */

@@ -15,8 +15,9 @@ import {
   uniqueRunName,
 } from '@osmosis/core';
 import { appendRunEvents, type Db } from '@osmosis/db';
-import { PROVIDED_SECRET_ID, storeProvidedSecrets } from '../routes/submit-provided-secrets.ts';
+import { isUniqueViolation } from './db-errors.ts';
 import { type Caller, modelLabel, type Prepared, type TaskRow } from './submit-prepare.ts';
+import { PROVIDED_SECRET_ID, storeProvidedSecrets } from './submit-provided-secrets.ts';
 
 const ATTEMPT_INSERT_CHUNK = 5000;
 
@@ -37,10 +38,6 @@ function agentSpec(
     secret_env: agentSecretNames(config, index),
     verifier_secret_env: verifierSecretEnv,
   };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return !!error && typeof error === 'object' && (error as { code?: string }).code === 'P2002';
 }
 
 /** Creates the run, its agents, every planned attempt and its first events in one transaction. */
@@ -159,4 +156,12 @@ export async function createRun(db: Db, caller: Caller, body: SubmitRunBody, pre
       throw error;
     }
   }
+}
+
+/**
+ * Removes a run whose dispatch job could not be queued (its rows cascade): it would never start.
+ * A failed delete is swallowed so the caller still gets the queue's 503, not the database's error.
+ */
+export async function removeUnqueuedRun(db: Db, runId: string): Promise<void> {
+  await db.run.delete({ where: { id: runId } }).catch(() => undefined);
 }

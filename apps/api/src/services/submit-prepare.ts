@@ -21,11 +21,11 @@ import type { Db } from '@osmosis/db';
 import { type AuthContext, isUuid } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { checkSecretDestinations } from '../model-destinations.ts';
-import { budgetWarning, estimateRunCost } from '../routes/run-budget.ts';
-import { checkProvidedSecrets, PROVIDED_SECRET_ID } from '../routes/submit-provided-secrets.ts';
 import { type ResolvedSecret, resolveSecretsForUser } from '../secret-records.ts';
 import type { ServiceDeps } from './deps.ts';
 import { workspaceEndpointHosts } from './endpoint-hosts.ts';
+import { budgetWarning, estimateRunCost } from './run-budget.ts';
+import { checkProvidedSecrets, PROVIDED_SECRET_ID } from './submit-provided-secrets.ts';
 import { checkRunAgainstWorkspaceLimit } from './workspace-limits.ts';
 
 /** Who submits: the signed-in member of the workspace (a request's or a page's auth). */

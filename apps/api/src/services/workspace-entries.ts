@@ -1,13 +1,11 @@
 // What the workspace's small capped lists share (endpoint hosts, git links, webhooks): who added
 // an entry, and adding one idempotently under the list's cap, even when two requests add it at once.
+// `usersById` also names who set a secret record and who created a run.
 import type { UserSummary } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import type { ApiError } from '../errors.ts';
+import { isUniqueViolation } from './db-errors.ts';
 import { userSummary } from './serialize.ts';
-
-export function isUniqueViolation(error: unknown): boolean {
-  return !!error && typeof error === 'object' && (error as { code?: string }).code === 'P2002';
-}
 
 /** Users by id, as the wire shows who added or created something (a removed user is absent). */
 export async function usersById(db: Db, ids: readonly string[]): Promise<Map<string, UserSummary>> {

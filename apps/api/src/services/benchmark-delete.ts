@@ -1,11 +1,9 @@
-// The rule for deleting a benchmark that has runs (used by DELETE /v1/benchmarks/:key): its
-// runs go with it, so it takes the admin role and an explicit `?force=true`
-// (`osmosis benchmark delete KEY --force`). Without runs any member may delete it.
-import { ForceQuery, type MemberRole, roleAtLeast } from '@osmosis/contracts';
+// The rule for deleting a benchmark that has runs (DELETE /v1/benchmarks/:key, through
+// services/benchmark-admin.ts): its runs go with it, so it takes the admin role and an explicit
+// `?force=true` (`osmosis benchmark delete KEY --force`). Without runs any member may delete it.
+import { type MemberRole, roleAtLeast } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
-
-export const DeleteBenchmarkQuery = ForceQuery;
 
 type Tx = Pick<Db, 'run'>;
 

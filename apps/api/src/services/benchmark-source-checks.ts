@@ -1,7 +1,8 @@
-// What the add and upload handlers of routes/benchmarks.ts check before a benchmark exists:
-// member-named URLs against the egress policy (400 naming the field), and every way an
-// uploaded archive can be refused, as the API's error shape (413 for a size limit, else 400
-// naming the entry) — never a 500, never an unhandled stream error.
+// What a benchmark's add and upload check before it exists (routes/benchmarks.ts,
+// routes/benchmark-archive.ts, services/benchmark-create.ts): member-named URLs against the
+// egress policy (400 naming the field), and every way an uploaded archive can be refused, as the
+// API's error shape (413 for a size limit, else 400 naming the entry) — never a 500, never an
+// unhandled stream error.
 import type { Readable } from 'node:stream';
 import { urlIssue } from '@osmosis/contracts';
 import { checkUrl, EgressError, type EgressPolicy, hostOf } from '@osmosis/egress';
