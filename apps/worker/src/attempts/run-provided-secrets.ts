@@ -1,5 +1,5 @@
 // Values of a run's `[secrets]` names supplied with its submit (run_secret_values; the API's
-// routes/submit-provided-secrets.ts stores them). Run.secret_refs marks such a name with
+// apps/api/src/services/submit-provided-secrets.ts stores them). Run.secret_refs marks such a name with
 // `{provided: true}` instead of a record id. Decrypted only for the phases that receive them.
 import { decryptSecretValue, type SecretKeyRing } from '@osmosis/core';
 import type { Db } from '@osmosis/db';
