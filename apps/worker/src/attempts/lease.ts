@@ -145,24 +145,30 @@ export async function acquireLease(db: Db, attemptId: string, holder: LeaseHolde
 export type RenewResult = 'renewed' | 'lost' | 'stopped';
 
 /**
- * Extends the lease while the execution runs; also reports whether the run was stopped (or the
- * attempt cancelled) so the caller can abort the sandbox.
+ * Extends the leases of executions still running, all of one worker's in one statement (its
+ * renewal tick: attempts/lease-renewal.ts); also reports for each whether its run was stopped (or
+ * the attempt cancelled) so the caller can abort the sandbox. A lease whose token or owner no
+ * longer matches is `lost`.
  */
-export async function renewLease(
+export async function renewLeases(
   db: Db,
-  attemptId: string,
-  token: number,
+  leases: readonly { attemptId: string; token: number }[],
   holder: LeaseHolder,
-): Promise<RenewResult> {
-  const rows = await db.$queryRaw<{ run_status: string; status: string }[]>`
+): Promise<Map<string, RenewResult>> {
+  const states = new Map<string, RenewResult>();
+  if (leases.length === 0) return states;
+  // one order for every batch, so two statements never wait on each other's rows crosswise
+  const sorted = [...leases].sort((x, y) => (x.attemptId < y.attemptId ? -1 : 1));
+  const rows = await db.$queryRaw<{ id: string; run_status: string }[]>`
     UPDATE attempts a SET lease_expires_at = now() + make_interval(secs => ${holder.leaseMs / 1000})
-    FROM runs r
-    WHERE a.id = ${attemptId}::uuid AND r.id = a.run_id AND a.lease_token = ${token}
+    FROM runs r, unnest(${sorted.map((l) => l.attemptId)}::uuid[], ${sorted.map((l) => l.token)}::int[]) AS l(id, token)
+    WHERE a.id = l.id AND a.lease_token = l.token AND r.id = a.run_id
       AND a.lease_owner = ${holder.workerId} AND a.status = 'running'
-    RETURNING r.status::text AS run_status, a.status::text AS status`;
-  const row = rows[0];
-  if (!row) return 'lost';
-  return acceptsAttempts(row.run_status as RunStatusName) ? 'renewed' : 'stopped';
+    RETURNING a.id::text AS id, r.status::text AS run_status`;
+  for (const lease of leases) states.set(lease.attemptId, 'lost');
+  for (const row of rows)
+    states.set(row.id, acceptsAttempts(row.run_status as RunStatusName) ? 'renewed' : 'stopped');
+  return states;
 }
 
 /**

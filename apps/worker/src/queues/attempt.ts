@@ -17,9 +17,11 @@ import { AttemptJob, QUEUE_NAMES, runStopChannel } from '@osmosis/contracts';
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch } from '@osmosis/queues';
 import { dispatchRun, enqueueAttempt } from '../attempts/dispatch.ts';
+import { loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
-import { acquireLease, finalizeAttempt, releaseLease, renewLease } from '../attempts/lease.ts';
+import { acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
 import { recordDiscardedExecution, requeueAttempt } from '../attempts/lease-handback.ts';
+import { createLeaseRenewer } from '../attempts/lease-renewal.ts';
 import { capacityOf, dispatchLimitsOf } from '../capacity-config.ts';
 import { afterResultWritten } from '../metrics/attempt-results.ts';
 import type { QueueModule, WorkerContext } from './types.ts';
@@ -66,6 +68,12 @@ function isHandedOver(
   );
 }
 
+function isWritten(outcome: unknown): boolean {
+  return (
+    typeof outcome === 'object' && outcome !== null && (outcome as { kind?: unknown }).kind === 'written'
+  );
+}
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -74,6 +82,11 @@ export function createAttemptProcessor(ctx: WorkerContext) {
   const { db, config, logger } = ctx;
   const holder = { workerId: config.workerId, leaseMs: config.leaseMs, capacity: capacityOf(config) };
   const inFlight = new Map<string, InFlight>();
+  const renewer = createLeaseRenewer(db, holder, config.heartbeatMs, {
+    succeeded: () => ctx.database.succeeded(),
+    failed: (error) => ctx.database.failed(error),
+    warn: (error) => logger.warn({ err: errorMessage(error) }, 'lease renewal failed'),
+  });
   let shutdownAt: number | null = ctx.shutdown.aborted ? Date.now() : null;
   ctx.shutdown.addEventListener('abort', () => {
     shutdownAt = Date.now();
@@ -117,30 +130,9 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     inFlight.set(attemptId, entry);
     ctx.activity.attemptsInFlight = inFlight.size;
     if (ctx.shutdown.aborted) abort(entry, 'shutdown');
-    // The heartbeat runs until the result is written (not just until the execution ends): a
-    // result waiting for the database keeps its lease.
-    let beating = false;
-    let renewalFailing = false;
-    const heartbeat = setInterval(() => {
-      if (beating) return;
-      beating = true;
-      renewLease(db, attemptId, lease.token, holder)
-        .then((state) => {
-          ctx.database.succeeded();
-          renewalFailing = false;
-          if (state === 'lost') abort(entry, 'lease-lost');
-          else if (state === 'stopped') abort(entry, 'stopped');
-        })
-        .catch((error) => {
-          ctx.database.failed(error);
-          if (!renewalFailing) logger.warn({ attemptId, err: errorMessage(error) }, 'lease renewal failed');
-          renewalFailing = true;
-        })
-        .finally(() => {
-          beating = false;
-        });
-    }, config.heartbeatMs);
-    heartbeat.unref();
+    // The lease is renewed until the result is written (not just until the execution ends): a
+    // result waiting for the database keeps its lease. One statement renews all of this worker's.
+    renewer.add(attemptId, lease.token, (state) => abort(entry, state === 'lost' ? 'lease-lost' : 'stopped'));
 
     // events that could not be stored when they happened (database down) go with the result
     const unsent: ExecutionEvent[] = [];
@@ -164,20 +156,11 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     // not even load the attempt (nothing ran: no retry is used either way)
     let handBack: HandBack | null = null;
     try {
-      const row = await db.attempt
-        .findUniqueOrThrow({
-          where: { id: attemptId },
-          include: {
-            run: { include: { benchmark: { select: { judgeKind: true } } } },
-            agent: true,
-            task: true,
-          },
-        })
-        .catch((error: unknown) => {
-          // nothing ran yet: hand the attempt back rather than spend a retry on a database blip
-          if (ctx.database.failed(error)) handBack = 'database';
-          throw error;
-        });
+      const row = await loadExecutionRow(db, attemptId).catch((error: unknown) => {
+        // nothing ran yet: hand the attempt back rather than spend a retry on a database blip
+        if (ctx.database.failed(error)) handBack = 'database';
+        throw error;
+      });
       const taskDir = await ctx.taskFiles({ digest: row.task.digest, storageKey: row.task.storageKey });
       const raw = await ctx.executor({
         attemptId,
@@ -187,35 +170,9 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         leaseToken: lease.token,
         reservation: { ...lease.needs, gpuIds: lease.gpuIds },
         attemptIndex: row.index,
-        run: {
-          id: row.run.id,
-          name: row.run.name,
-          workspaceId: row.run.workspaceId,
-          createdById: row.run.createdById,
-          timeoutMultiplier: row.run.timeoutMultiplier,
-          passThreshold: row.run.passThreshold,
-          judgeModel: row.run.judgeModel,
-          judgeKind: row.run.benchmark.judgeKind,
-          secretRefs: row.run.secretRefs,
-          config: row.run.config,
-        },
-        agent: {
-          id: row.agent.id,
-          index: row.agent.index,
-          harness: row.agent.harness,
-          modelType: row.agent.modelType,
-          model: row.agent.model,
-          spec: row.agent.spec,
-        },
-        task: {
-          id: row.task.id,
-          name: row.task.name,
-          digest: row.task.digest,
-          envDigest: row.task.envDigest,
-          config: row.task.config,
-          instruction: row.task.instruction,
-          storageKey: row.task.storageKey,
-        },
+        run: row.run,
+        agent: row.agent,
+        task: row.task,
         taskDir,
         signal: entry.controller.signal,
         log,
@@ -261,7 +218,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     try {
       return await writeUntilDone(entry, lease.token, result, handBack, startedAt);
     } finally {
-      clearInterval(heartbeat);
+      renewer.remove(attemptId);
       inFlight.delete(attemptId);
       ctx.activity.attemptsInFlight = inFlight.size;
       release();
@@ -447,6 +404,8 @@ export const attemptModule: QueueModule = {
         // This job id is free again: if the attempt was handed back to the queue while its job was
         // still active (a retry with no backoff, a release), enqueue it now.
         const { attemptId, runId } = AttemptJob.parse(job.data);
+        // a written result is final (a retry is `retry`, not `written`): nothing can be handed back
+        if (isWritten(job.returnvalue)) return;
         const attempt = await ctx.db.attempt.findUnique({
           where: { id: attemptId },
           select: { status: true, dispatchedAt: true },
