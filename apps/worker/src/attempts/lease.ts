@@ -6,8 +6,10 @@ import type { RunStatusName } from '@osmosis/contracts';
 import { acceptsAttempts, retryBackoffMs, statusOnAttemptStart } from '@osmosis/core';
 import { appendRunEvent, appendRunEvents, type Db, type NewRunEvent, type Prisma } from '@osmosis/db';
 import { enforceBudget } from './budget.ts';
+import { type Picked, pickForRun } from './dispatch.ts';
 import type { ExecutionResult } from './executor.ts';
 import { executionEvents, usageOf } from './lease-events.ts';
+import type { DispatchLimits } from './placement.ts';
 import {
   type AttemptNeeds,
   fitsSomeLiveWorker,
@@ -207,12 +209,14 @@ export async function releaseLease(
 export interface FinalizeOptions extends LeaseHolder {
   retryBackoffMs: number;
   startedAt: Date;
+  /** refill the freed slot in the same transaction (the caller enqueues `next` once it returns) */
+  dispatch?: DispatchLimits;
 }
 
 export type FinalizeResult =
   | { kind: 'stale' }
   | { kind: 'retry'; notBefore: Date; retry: number }
-  | { kind: 'written'; outcome: string; runStatus: string | null };
+  | { kind: 'written'; outcome: string; runStatus: string | null; next?: Picked | null };
 
 /**
  * Writes the execution's result in one transaction, only if the lease is still ours (exactly once).
@@ -348,9 +352,15 @@ export async function finalizeAttempt(
         },
       },
     ]);
-    await enforceBudget(tx, runId);
+    const stopping = await enforceBudget(tx, runId);
     const runStatus = await completeRunIfDone(tx, runId);
-    return { kind: 'written', outcome: result.outcome, runStatus };
+    // the dispatcher's pass for the slot this result frees, under the run lock already held: one
+    // transaction per finished attempt instead of two
+    const next =
+      options.dispatch && !stopping
+        ? await pickForRun(tx, runId, options.dispatch, { budgetChecked: true })
+        : null;
+    return { kind: 'written', outcome: result.outcome, runStatus, next };
   });
 }
 

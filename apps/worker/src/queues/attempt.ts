@@ -16,7 +16,7 @@
 import { AttemptJob, QUEUE_NAMES, runStopChannel } from '@osmosis/contracts';
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch } from '@osmosis/queues';
-import { dispatchRun, enqueueAttempt } from '../attempts/dispatch.ts';
+import { dispatchRun, enqueueAttempt, enqueuePicked, type Picked } from '../attempts/dispatch.ts';
 import { loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
 import { acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
@@ -65,6 +65,12 @@ function isHandedOver(
     typeof outcome === 'object' &&
     outcome !== null &&
     ('busy' in outcome || 'skipped' in outcome || 'deferred' in outcome)
+  );
+}
+
+function isRefilled(outcome: unknown): boolean {
+  return (
+    typeof outcome === 'object' && outcome !== null && (outcome as { refilled?: unknown }).refilled === true
   );
 }
 
@@ -231,6 +237,14 @@ export function createAttemptProcessor(ctx: WorkerContext) {
    * database blip. Gives up only when the lease is truly lost (another worker holds the attempt):
    * then the execution's usage is recorded and nothing else.
    */
+  /** Enqueues what finalizeAttempt picked; on a Redis failure the run's dispatcher is asked again (the reconciler is the last resort). */
+  async function enqueueRefill(runId: string, next: Picked): Promise<void> {
+    await enqueuePicked(ctx.queues, runId, next, logger).catch(async (error) => {
+      logger.warn({ runId, err: errorMessage(error) }, 'enqueue after attempt failed');
+      await enqueueRunDispatch(ctx.queues, runId).catch(() => undefined);
+    });
+  }
+
   async function writeUntilDone(
     entry: InFlight,
     token: number,
@@ -261,7 +275,12 @@ export function createAttemptProcessor(ctx: WorkerContext) {
           logger.info({ attemptId, why }, 'attempt released');
           return { released: true };
         }
-        const options = { ...holder, retryBackoffMs: config.retryBackoffMs, startedAt };
+        const options = {
+          ...holder,
+          retryBackoffMs: config.retryBackoffMs,
+          startedAt,
+          dispatch: dispatchLimitsOf(config),
+        };
         if (handBack === 'engine') {
           const requeued = await requeueAttempt(db, attemptId, token, result, {
             ...options,
@@ -284,8 +303,15 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         ctx.database.succeeded();
         if (written.kind === 'stale') return await discardStale(entry, token, result, startedAt);
         afterResultWritten(ctx, attemptId, entry.runId, result, written); // metrics, webhook wake (metrics/attempt-results.ts)
-        logger.info({ attemptId, ...written }, 'attempt result written');
-        return written;
+        if (written.kind === 'retry') {
+          logger.info({ attemptId, ...written }, 'attempt result written');
+          return written;
+        }
+        const { next, ...outcome } = written;
+        logger.info({ attemptId, ...outcome }, 'attempt result written');
+        // the freed slot was refilled in the result's transaction: hand its picks to the queue
+        if (next) await enqueueRefill(entry.runId, next);
+        return { ...outcome, refilled: Boolean(next) };
       } catch (error) {
         if (!ctx.database.failed(error)) throw error;
         if (shutdownAt !== null && Date.now() - shutdownAt > config.drainMs + 5_000) {
@@ -385,7 +411,8 @@ export const attemptModule: QueueModule = {
         let ran = true;
         try {
           const outcome = await processor.execute(attemptId, runId);
-          ran = !isHandedOver(outcome);
+          // a written result refilled its slot in its own transaction (finalizeAttempt)
+          ran = !isHandedOver(outcome) && !isRefilled(outcome);
           return outcome;
         } finally {
           // fill the freed slot at once (in-process: no queue round trip): the one dispatcher

@@ -70,7 +70,14 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
     WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
       AND ((a.status = 'queued' AND a.dispatched_at IS NOT NULL)
         OR (${trustExpiry} AND a.status = 'running' AND (a.lease_expires_at IS NULL OR a.lease_expires_at <= now())))`;
+  // the queue's job ids in one read (not a lookup per attempt: thousands are dispatched and waiting)
+  const onTheirWay = new Set(
+    due.length
+      ? await queues.attempt.getRanges(['waiting', 'prioritized', 'delayed', 'active', 'paused'], 0, -1)
+      : [],
+  );
   for (const row of due) {
+    if (!row.running && onTheirWay.has(row.id)) continue;
     const before = await queues.attempt.getJob(row.id);
     let state = before ? await before.getState() : 'missing';
     if (before && state === 'active' && row.running) {
