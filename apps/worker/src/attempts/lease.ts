@@ -4,7 +4,7 @@
 
 import type { RunStatusName } from '@osmosis/contracts';
 import { acceptsAttempts, retryBackoffMs, statusOnAttemptStart } from '@osmosis/core';
-import { appendRunEvent, appendRunEvents, type Db, type NewRunEvent, type Prisma } from '@osmosis/db';
+import { appendRunEvent, appendRunEvents, type Db, type NewRunEvent, Prisma } from '@osmosis/db';
 import { enforceBudget } from './budget.ts';
 import { type Picked, pickForRun } from './dispatch.ts';
 import type { ExecutionResult } from './executor.ts';
@@ -50,98 +50,129 @@ export type AcquireResult =
 
 const NO_NEEDS: AttemptNeeds = { cpus: 0, memoryMb: 0, gpus: 0 };
 
+/** The run row's lock an acquire takes: shared by the run's concurrent starts, or exclusive when it writes the run. */
+type RunLock = 'share' | 'update';
+/** the start must write the run (first start, stop, budget): again under the exclusive lock */
+const NEEDS_EXCLUSIVE = Symbol('needs the run lock exclusively');
+
 /**
  * Takes the attempt for execution if it is due: queued, or running under an expired lease (its
  * worker died). Marks the run running on its first start. Attempts of a run that no longer
  * accepts work are cancelled instead.
+ *
+ * Starts of one run hold its row in SHARE mode, so they do not queue behind each other (stop,
+ * finalize and dispatch still exclude them: they lock it FOR UPDATE). A start that must write the
+ * run — its first, a stopped run's cancel, a run with a budget — runs again under FOR UPDATE.
  */
 export async function acquireLease(db: Db, attemptId: string, holder: LeaseHolder): Promise<AcquireResult> {
-  return db.$transaction(async (tx) => {
-    if (!(await lockRunOfAttempt(tx, attemptId))) return { kind: 'skipped', reason: 'attempt not found' };
-    const rows = await tx.$queryRaw<
-      {
-        status: string;
-        run_id: string;
-        run_status: RunStatusName;
-        lease_owner: string | null;
-        lease_token: number;
-        lease_expired: boolean;
-        try_count: number;
-        dispatched: boolean;
-      }[]
-    >`
-      SELECT a.status::text AS status, a.run_id::text AS run_id, r.status::text AS run_status,
+  const shared = await db.$transaction((tx) => acquireUnder(tx, attemptId, holder, 'share'));
+  if (shared !== NEEDS_EXCLUSIVE) return shared;
+  const exclusive = await db.$transaction((tx) => acquireUnder(tx, attemptId, holder, 'update'));
+  if (exclusive === NEEDS_EXCLUSIVE) throw new Error('unreachable: the exclusive lock was held');
+  return exclusive;
+}
+
+async function acquireUnder(
+  tx: Tx,
+  attemptId: string,
+  holder: LeaseHolder,
+  lock: RunLock,
+): Promise<AcquireResult | typeof NEEDS_EXCLUSIVE> {
+  // the run's row, then the attempt's, in one statement (the order every writer takes them)
+  const runLock = lock === 'share' ? Prisma.sql`FOR SHARE OF r` : Prisma.sql`FOR UPDATE OF r`;
+  const rows = await tx.$queryRaw<
+    {
+      status: string;
+      run_id: string;
+      run_status: RunStatusName;
+      max_cost_usd: number | null;
+      lease_owner: string | null;
+      lease_token: number;
+      lease_expired: boolean;
+      try_count: number;
+      dispatched: boolean;
+    }[]
+  >`
+      SELECT a.status::text AS status, a.run_id::text AS run_id, r.status::text AS run_status, r.max_cost_usd,
              a.lease_owner, a.lease_token, a.try_count, (a.dispatched_at IS NOT NULL) AS dispatched,
              (a.lease_expires_at IS NULL OR a.lease_expires_at <= now()) AS lease_expired
-      FROM attempts a JOIN runs r ON r.id = a.run_id
-      WHERE a.id = ${attemptId}::uuid`;
-    const row = rows[0];
-    if (!row) return { kind: 'skipped', reason: 'attempt not found' };
-    if (row.status !== 'queued' && row.status !== 'running') {
-      return { kind: 'skipped', reason: `attempt already ${row.status}` };
-    }
-    if (!acceptsAttempts(row.run_status)) {
-      await cancelAttemptTx(tx, attemptId, row.run_id, `run is ${row.run_status}`);
-      await completeRunIfDone(tx, row.run_id);
-      return { kind: 'skipped', reason: `run is ${row.run_status}` };
-    }
-    if (row.status === 'queued' && !row.dispatched) {
-      // a job the dispatcher did not hand out (e.g. left over from an earlier try): running it
-      // would bypass max_concurrent_attempts and the retry backoff
-      return { kind: 'skipped', reason: 'not dispatched' };
-    }
-    if (row.status === 'running' && !row.lease_expired) {
-      return { kind: 'skipped', reason: `leased to ${row.lease_owner}` };
-    }
-    if (await enforceBudget(tx, row.run_id, attemptId)) return { kind: 'skipped', reason: 'budget reached' };
-    let needs = NO_NEEDS;
-    let gpuIds: string[] = [];
-    if (holder.capacity) {
-      const reserved = await reserveOnWorker(tx, attemptId, holder.workerId, holder.capacity);
-      if (reserved.kind === 'busy') {
-        // larger than this worker and every other live one: back to the dispatcher, which holds it
-        // with a waiting reason on the run until a worker that fits it comes up
-        if (reserved.never && !(await fitsSomeLiveWorker(tx, attemptId))) {
-          await tx.$executeRaw`UPDATE attempts SET dispatched_at = NULL WHERE id = ${attemptId}::uuid AND status = 'queued'`;
-        }
-        return { kind: 'busy', reason: reserved.reason };
+      FROM runs r JOIN attempts a ON a.run_id = r.id
+      WHERE a.id = ${attemptId}::uuid
+      ${runLock} FOR UPDATE OF a`;
+  const row = rows[0];
+  if (!row) return { kind: 'skipped', reason: 'attempt not found' };
+  if (row.status !== 'queued' && row.status !== 'running') {
+    return { kind: 'skipped', reason: `attempt already ${row.status}` };
+  }
+  if (!acceptsAttempts(row.run_status)) {
+    if (lock === 'share') return NEEDS_EXCLUSIVE;
+    await cancelAttemptTx(tx, attemptId, row.run_id, `run is ${row.run_status}`);
+    await completeRunIfDone(tx, row.run_id);
+    return { kind: 'skipped', reason: `run is ${row.run_status}` };
+  }
+  if (row.status === 'queued' && !row.dispatched) {
+    // a job the dispatcher did not hand out (e.g. left over from an earlier try): running it
+    // would bypass max_concurrent_attempts and the retry backoff
+    return { kind: 'skipped', reason: 'not dispatched' };
+  }
+  if (row.status === 'running' && !row.lease_expired) {
+    return { kind: 'skipped', reason: `leased to ${row.lease_owner}` };
+  }
+  // the first start marks the run running; a budget is enforced under the exclusive lock
+  if (
+    lock === 'share' &&
+    (row.max_cost_usd !== null || statusOnAttemptStart(row.run_status) !== row.run_status)
+  )
+    return NEEDS_EXCLUSIVE;
+  if (row.max_cost_usd !== null && (await enforceBudget(tx, row.run_id, attemptId)))
+    return { kind: 'skipped', reason: 'budget reached' };
+  let needs = NO_NEEDS;
+  let gpuIds: string[] = [];
+  if (holder.capacity) {
+    const reserved = await reserveOnWorker(tx, attemptId, holder.workerId, holder.capacity);
+    if (reserved.kind === 'busy') {
+      // larger than this worker and every other live one: back to the dispatcher, which holds it
+      // with a waiting reason on the run until a worker that fits it comes up
+      if (reserved.never && !(await fitsSomeLiveWorker(tx, attemptId))) {
+        await tx.$executeRaw`UPDATE attempts SET dispatched_at = NULL WHERE id = ${attemptId}::uuid AND status = 'queued'`;
       }
-      needs = reserved.needs;
-      gpuIds = reserved.gpuIds;
+      return { kind: 'busy', reason: reserved.reason };
     }
-    const token = row.lease_token + 1;
-    const tryNumber = row.try_count + 1;
-    await tx.$executeRaw`
+    needs = reserved.needs;
+    gpuIds = reserved.gpuIds;
+  }
+  const token = row.lease_token + 1;
+  const tryNumber = row.try_count + 1;
+  await tx.$executeRaw`
       UPDATE attempts SET status = 'running', lease_owner = ${holder.workerId}, lease_token = ${token},
         lease_expires_at = now() + make_interval(secs => ${holder.leaseMs / 1000}),
         try_count = ${tryNumber}, started_at = now(), dispatched_at = COALESCE(dispatched_at, now()),
         waiting_reason = NULL
       WHERE id = ${attemptId}::uuid`;
-    const events: NewRunEvent[] = [];
-    const next = statusOnAttemptStart(row.run_status);
-    if (next !== row.run_status) {
-      await tx.run.update({ where: { id: row.run_id }, data: { status: next, startedAt: new Date() } });
-      events.push({
-        runId: row.run_id,
-        level: 'info',
-        step: 'run.running',
-        message: 'first attempt started',
-      });
-    }
+  const events: NewRunEvent[] = [];
+  const next = statusOnAttemptStart(row.run_status);
+  if (next !== row.run_status) {
+    await tx.run.update({ where: { id: row.run_id }, data: { status: next, startedAt: new Date() } });
     events.push({
       runId: row.run_id,
-      attemptId,
-      level: row.status === 'running' ? 'warn' : 'info',
-      step: 'attempt.started',
-      message:
-        row.status === 'running'
-          ? `attempt re-run by ${holder.workerId}: the lease of ${row.lease_owner ?? 'its worker'} expired`
-          : `attempt started on ${holder.workerId} (try ${tryNumber})`,
-      details: { worker: holder.workerId, try: tryNumber, lease_token: token },
+      level: 'info',
+      step: 'run.running',
+      message: 'first attempt started',
     });
-    await appendRunEvents(tx, events);
-    return { kind: 'acquired', token, tryNumber, needs, gpuIds };
+  }
+  events.push({
+    runId: row.run_id,
+    attemptId,
+    level: row.status === 'running' ? 'warn' : 'info',
+    step: 'attempt.started',
+    message:
+      row.status === 'running'
+        ? `attempt re-run by ${holder.workerId}: the lease of ${row.lease_owner ?? 'its worker'} expired`
+        : `attempt started on ${holder.workerId} (try ${tryNumber})`,
+    details: { worker: holder.workerId, try: tryNumber, lease_token: token },
   });
+  await appendRunEvents(tx, events);
+  return { kind: 'acquired', token, tryNumber, needs, gpuIds };
 }
 
 export type RenewResult = 'renewed' | 'lost' | 'stopped';
