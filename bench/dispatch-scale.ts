@@ -185,13 +185,28 @@ async function main() {
     for (const id of runIds) await dispatchRun(db, queues, id, undefined, { workspaceMax: 1000 });
 
     const busy: number[] = [];
+    // where the workers' connections are at each sample: waiting on a lock, or holding a
+    // transaction open while their process prepares the next statement
+    const backends = { lock: 0, idleInTx: 0, active: 0, samples: 0 };
     const deadline = Date.now() + SECONDS * 1000;
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 500));
-      const [row] = await db.$queryRaw<{ running: number; queued: boolean }[]>`
+      const [row] = await db.$queryRaw<
+        { running: number; queued: boolean; lock: number; idle_in_tx: number; active: number }[]
+      >`
         SELECT (SELECT count(*) FROM attempts WHERE status = 'running')::int AS running,
-               EXISTS (SELECT 1 FROM attempts WHERE status = 'queued') AS queued`;
-      if (row?.queued) busy.push(row.running / (W * S));
+               EXISTS (SELECT 1 FROM attempts WHERE status = 'queued') AS queued,
+               s.lock, s.idle_in_tx, s.active
+        FROM (SELECT count(*) FILTER (WHERE wait_event_type = 'Lock')::int AS lock,
+                     count(*) FILTER (WHERE state = 'idle in transaction')::int AS idle_in_tx,
+                     count(*) FILTER (WHERE state = 'active' AND wait_event_type IS DISTINCT FROM 'Lock')::int AS active
+              FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()) s`;
+      if (!row?.queued) continue;
+      busy.push(row.running / (W * S));
+      backends.lock += row.lock;
+      backends.idleInTx += row.idle_in_tx;
+      backends.active += row.active;
+      backends.samples++;
     }
     const elapsed = (Date.now() - start.getTime()) / 1000;
     const commits = (await commitsOf()) - commits0;
@@ -229,6 +244,10 @@ async function main() {
     );
     console.log(`postgres commits/s      ${fmt(commits / elapsed)} (${perStart(commits)} per start)`);
     console.log(`redis commands/s        ${fmt(calls / elapsed)} (${perStart(calls)} per start)`);
+    const mean = (n: number) => fmt(n / Math.max(1, backends.samples));
+    console.log(
+      `postgres backends       ${mean(backends.lock)} waiting on a row lock, ${mean(backends.idleInTx)} idle in a transaction, ${mean(backends.active)} running a statement (mean of ${backends.samples} samples)`,
+    );
     const load = (seconds: number) => `${fmt((seconds / elapsed) * 100)}% of a core`;
     console.log(
       `cpu                     worker processes ${childCpu.map((c) => load(c)).join(', ')}; postgres backends ${load(cpuSeconds.postgres)}; redis-server ${load(redisSeconds)} (shared); bench ${load(cpuSeconds.api)}`,

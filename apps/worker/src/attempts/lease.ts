@@ -262,20 +262,23 @@ export async function finalizeAttempt(
   options: FinalizeOptions,
 ): Promise<FinalizeResult> {
   return db.$transaction(async (tx) => {
-    if (!(await lockRunOfAttempt(tx, attemptId))) return { kind: 'stale' };
+    // the run's row, then the attempt's, in one statement (the order every writer takes them);
+    // nothing is locked when the lease is no longer ours
     const rows = await tx.$queryRaw<
       {
         run_id: string;
         run_status: RunStatusName;
         max_retries: number;
+        max_cost_usd: number | null;
         history: unknown;
         try_count: number;
       }[]
     >`
-      SELECT a.run_id::text AS run_id, r.status::text AS run_status, r.max_retries, a.history, a.try_count
-      FROM attempts a JOIN runs r ON r.id = a.run_id
+      SELECT a.run_id::text AS run_id, r.status::text AS run_status, r.max_retries, r.max_cost_usd, a.history, a.try_count
+      FROM runs r JOIN attempts a ON a.run_id = r.id
       WHERE a.id = ${attemptId}::uuid AND a.lease_token = ${token} AND a.lease_owner = ${options.workerId}
-        AND a.status = 'running'`;
+        AND a.status = 'running'
+      FOR UPDATE OF r, a`;
     const row = rows[0];
     if (!row) return { kind: 'stale' };
     const runId = row.run_id;
@@ -338,7 +341,7 @@ export async function finalizeAttempt(
           },
         },
       ]);
-      await enforceBudget(tx, runId);
+      if (row.max_cost_usd !== null) await enforceBudget(tx, runId);
       return { kind: 'retry', notBefore, retry };
     }
 
@@ -383,7 +386,7 @@ export async function finalizeAttempt(
         },
       },
     ]);
-    const stopping = await enforceBudget(tx, runId);
+    const stopping = row.max_cost_usd !== null && (await enforceBudget(tx, runId));
     const runStatus = await completeRunIfDone(tx, runId);
     // the dispatcher's pass for the slot this result frees, under the run lock already held: one
     // transaction per finished attempt instead of two
