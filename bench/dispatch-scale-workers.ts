@@ -48,7 +48,6 @@ for (let i = 0; i < Number(args.count); i++) {
     workerCpus: slots,
     workerMemoryMb: slots * 512,
     workspaceMaxConcurrentAttempts: Number(args['workspace-max']),
-    reconcileMs: 2000,
     dataDir: '/tmp/osmosis-bench-dispatch',
   });
   workers.push(

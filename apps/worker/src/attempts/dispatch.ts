@@ -174,6 +174,24 @@ export async function dispatchRun(
 }
 
 /**
+ * The active runs a dispatcher pass can change, read without a lock: pending ones, ones with room
+ * under max_concurrent_attempts, and ones holding attempts back with a waiting reason (a worker
+ * that fits may have come up). A full run is skipped: its next free slot is refilled by the
+ * transaction that frees it (finalizeAttempt), so the reconciler's pass takes no lock on it.
+ */
+export async function runsToDispatch(db: Db): Promise<string[]> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT r.id::text AS id FROM runs r
+    WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
+      AND (r.status = 'pending' OR r.waiting_reason IS NOT NULL
+        OR r.max_concurrent_attempts > (
+          SELECT count(*) FROM attempts a WHERE a.run_id = r.id
+            AND (a.status = 'running' OR (a.status = 'queued' AND a.dispatched_at IS NOT NULL))))
+    ORDER BY r.created_at`;
+  return rows.map((r) => r.id);
+}
+
+/**
  * Puts an attempt job on the queue (job id = attempt id). A finished or failed job left under
  * that id (it should not be: attempt jobs are removed when done) is removed first, so a retry or
  * a re-run after a crash is never swallowed by BullMQ's job-id deduplication.
