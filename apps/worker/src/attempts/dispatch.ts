@@ -90,11 +90,15 @@ export async function pickForRun(
   }
   if (!options.budgetChecked && (await enforceBudget(tx, runId)))
     return { ids: [], inFlight: 0, nextDueAt: null, status: run.status };
+  // each part from an index (attempts_run_id_status_dispatched_at_idx, attempts_run_id_not_before_idx),
+  // not a pass over all of the run's attempts
   const counts = await tx.$queryRaw<{ in_flight: number; next_due: Date | null }[]>`
     SELECT
-      count(*) FILTER (WHERE status = 'running' OR (status = 'queued' AND dispatched_at IS NOT NULL))::int AS in_flight,
-      min(not_before) FILTER (WHERE status = 'queued' AND dispatched_at IS NULL AND not_before > now()) AS next_due
-    FROM attempts WHERE run_id = ${runId}::uuid`;
+      ((SELECT count(*) FROM attempts WHERE run_id = ${runId}::uuid AND status = 'running')
+        + (SELECT count(*) FROM attempts
+           WHERE run_id = ${runId}::uuid AND status = 'queued' AND dispatched_at IS NOT NULL))::int AS in_flight,
+      (SELECT min(not_before) FROM attempts
+       WHERE run_id = ${runId}::uuid AND not_before > now() AND status = 'queued' AND dispatched_at IS NULL) AS next_due`;
   const inFlight = counts[0]?.in_flight ?? 0;
   let take = run.max_concurrent_attempts - inFlight;
   let ids: { id: string; slot: number }[] = [];
@@ -108,7 +112,9 @@ export async function pickForRun(
           SELECT a.id FROM attempts a JOIN tasks t ON t.id = a.task_id
           WHERE a.run_id = ${runId}::uuid AND a.status = 'queued' AND a.dispatched_at IS NULL
             AND (a.not_before IS NULL OR a.not_before <= now()) AND ${FITS_SOME_WORKER}
-          ORDER BY a.index, a.created_at, a.id
+          -- dispatched_at is NULL in every candidate: leading with it lets attempts_dispatch_pick_idx
+          -- give the order, so LIMIT stops after take rows instead of sorting the run's backlog
+          ORDER BY a.dispatched_at, a.index, a.created_at, a.id
           LIMIT ${take}
           FOR UPDATE OF a SKIP LOCKED)
         RETURNING id::text AS id`;
