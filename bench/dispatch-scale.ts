@@ -158,6 +158,13 @@ async function main() {
     const runIds = await seed(url);
     console.log(`seeded ${A} attempts of ${R} runs in ${K} workspaces in ${Date.now() - t0} ms`);
 
+    // the submit route's wake-up of each run, before the workers come (dispatching races nothing
+    // then): each run's first max_concurrent_attempts attempts are handed to the queue
+    t0 = Date.now();
+    const queues = createQueues(redis, prefix);
+    for (const id of runIds) await dispatchRun(db, queues, id, undefined, { workspaceMax: 1000 });
+    console.log(`dispatched ${runIds.length} runs in ${Date.now() - t0} ms`);
+
     t0 = Date.now();
     children = await startChildren(url, prefix);
     console.log(`${W} workers × ${S} slots in ${P} processes started in ${Date.now() - t0} ms`);
@@ -181,16 +188,6 @@ async function main() {
     const calls0 = await redisCalls(redis);
     const redisCpu0 = await redisCpu(redis);
     const start = new Date();
-    const queues = createQueues(redis, prefix);
-    // the submit route's wake-up of each run (the workers' reconciler dispatches too: a wake-up that
-    // times out behind the workers' locks is left to it)
-    const late = (
-      await Promise.allSettled(
-        runIds.map((id) => dispatchRun(db, queues, id, undefined, { workspaceMax: 1000 })),
-      )
-    ).filter((r) => r.status === 'rejected').length;
-    if (late) console.log(`${late} of ${runIds.length} first dispatches timed out (left to the reconciler)`);
-
     const busy: number[] = [];
     // where the workers' connections are at each sample: waiting on a lock, or holding a
     // transaction open while their process prepares the next statement
