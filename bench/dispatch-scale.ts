@@ -1,47 +1,54 @@
-// Dispatch at scale, by simulation (issue 18): W simulated workers × S slots in this one process
-// (each a real startWorker: its BullMQ attempt and run-dispatch workers, its presence loop, its
-// leases and reservations; one reconciler for all), with a stand-in executor that only sleeps
-// (uniform between --sleep-min and --sleep-max ms), against the real Postgres (a fresh database)
-// and Redis (a queue prefix of its own). Seeds A attempts of R runs in K workspaces with
+// Dispatch at scale, by simulation (issue 18): W simulated workers × S slots spread over P child
+// processes (bench/dispatch-scale-workers.ts; each child its own Prisma pool, as real worker hosts
+// have; each worker a real startWorker: its BullMQ attempt and run-dispatch workers, its presence
+// loop, its leases and reservations; one reconciler for all), with a stand-in executor that only
+// sleeps (uniform between --sleep-min and --sleep-max ms), against the real Postgres (a fresh
+// database) and Redis (a queue prefix of its own). Seeds A attempts of R runs in K workspaces with
 // multi-row INSERTs (generate_series), not through the API, then lets the workers go for
-// --seconds and prints:
+// --seconds and prints, beside the aim (≥ 500 starts/s with ≥ 95% of slots busy):
 //   - attempts started per second (attempts.started_at in the window);
 //   - slot utilisation while work is queued (running attempts / W×S, sampled every 500 ms);
 //   - the spread of the workspaces' shares (attempts started per workspace: min, max, max/min);
 //   - Postgres and Redis load: pg_stat_database xact_commit and Redis INFO commandstats calls
-//     over the window (per second), beside the aim: ≥ 500 starts/s with ≥ 95% of slots busy.
+//     over the window (per second and per start);
+//   - CPU seconds per second of each worker process, of this database's Postgres backends
+//     (/proc, bench/process-cpu.ts) and of redis-server (INFO cpu; shared with anything else on it).
 //
 //   cd /work/main && source scripts/env.sh
-//   node bench/dispatch-scale.ts [--workers 100] [--slots 8] [--attempts 200000] [--runs 50]
-//     [--workspaces 10] [--seconds 60] [--sleep-min 1000] [--sleep-max 3000] [--pool 20] [--keep]
+//   node bench/dispatch-scale.ts [--workers 100] [--procs 4] [--slots 8] [--attempts 200000] [--runs 50]
+//     [--workspaces 10] [--seconds 60] [--sleep-min 500] [--sleep-max 1000] [--pool 10] [--keep]
+
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { createDb, migrateDeploy } from '@osmosis/db';
 import { dispatchRun } from '../apps/worker/src/attempts/dispatch.ts';
-import { workerConfig } from '../apps/worker/src/config.ts';
-import { QUEUE_MODULES } from '../apps/worker/src/queues/index.ts';
-import { testLogger } from '../apps/worker/src/testing/fixtures.ts';
-import { type RunningWorker, startWorker } from '../apps/worker/src/worker.ts';
 import { createQueues, createRedis } from '../packages/queues/src/index.ts';
 import { adminQuery } from '../test/helpers/db.ts';
 import { databaseUrl } from '../test/helpers/env.ts';
+import { startCpuSampler } from './process-cpu.ts';
 
 const { values: args } = parseArgs({
   options: {
     workers: { type: 'string', default: '100' },
+    /** child processes the workers are spread over (each with its own Postgres pool) */
+    procs: { type: 'string', default: '4' },
     slots: { type: 'string', default: '8' },
     attempts: { type: 'string', default: '200000' },
     runs: { type: 'string', default: '50' },
     workspaces: { type: 'string', default: '10' },
     seconds: { type: 'string', default: '60' },
-    'sleep-min': { type: 'string', default: '1000' },
-    'sleep-max': { type: 'string', default: '3000' },
-    /** Postgres connections shared by the simulated workers (a real worker has its own pool) */
-    pool: { type: 'string', default: '20' },
+    'sleep-min': { type: 'string', default: '500' },
+    'sleep-max': { type: 'string', default: '1000' },
+    /** Postgres connections of each child process, shared by its simulated workers */
+    pool: { type: 'string', default: '10' },
     keep: { type: 'boolean', default: false },
   },
 });
 const W = Number(args.workers);
+const P = Math.max(1, Math.min(Number(args.procs), W));
 const S = Number(args.slots);
 const A = Number(args.attempts);
 const R = Number(args.runs);
@@ -91,55 +98,76 @@ async function redisCalls(redis: ReturnType<typeof createRedis>): Promise<number
   return calls;
 }
 
+/** redis-server's CPU seconds (user + system) so far: INFO cpu. */
+async function redisCpu(redis: ReturnType<typeof createRedis>): Promise<number> {
+  const info = await redis.info('cpu');
+  const of = (key: string) => Number(new RegExp(`${key}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return of('used_cpu_user') + of('used_cpu_sys');
+}
+
+interface Child {
+  proc: ChildProcess;
+  lines: AsyncIterator<string>;
+}
+
+async function nextMessage(child: Child, key: string): Promise<Record<string, unknown>> {
+  for (;;) {
+    const line = await child.lines.next();
+    if (line.done) throw new Error(`a worker process ended before it said ${key}`);
+    try {
+      const message = JSON.parse(line.value) as Record<string, unknown>;
+      if (key in message) return message;
+    } catch {
+      // not ours: a log line
+    }
+  }
+}
+
+/** Starts the P worker processes with W workers between them; resolves once every worker is up. */
+async function startChildren(url: string, prefix: string): Promise<Child[]> {
+  const children: Child[] = [];
+  for (let p = 0; p < P; p++) {
+    const count = Math.floor(W / P) + (p < W % P ? 1 : 0);
+    const proc = spawn(
+      process.execPath,
+      [
+        path.join(import.meta.dirname, 'dispatch-scale-workers.ts'),
+        ...['--database', url, '--redis', REDIS_URL, '--prefix', prefix, '--index', String(p)],
+        ...['--count', String(count), '--slots', String(S), '--pool', String(args.pool)],
+        ...['--sleep-min', String(SLEEP_MIN), '--sleep-max', String(SLEEP_MAX)],
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    children.push({ proc, lines: createInterface({ input: proc.stdout! })[Symbol.asyncIterator]() });
+  }
+  await Promise.all(children.map((c) => nextMessage(c, 'ready')));
+  return children;
+}
+
 async function main() {
   const name = `osmosis_bench_dispatch_${randomBytes(4).toString('hex')}`;
   await adminQuery(`CREATE DATABASE "${name}"`);
   const url = databaseUrl(name);
   const prefix = `bench-dispatch-${randomBytes(3).toString('hex')}`;
   const redis = createRedis(REDIS_URL);
-  const workers: RunningWorker[] = [];
-  const db = createDb(url, Number(args.pool));
+  let children: Child[] = [];
+  const db = createDb(url, 4);
   try {
     await migrateDeploy(url);
     let t0 = Date.now();
     const runIds = await seed(url);
     console.log(`seeded ${A} attempts of ${R} runs in ${K} workspaces in ${Date.now() - t0} ms`);
 
-    const modules = QUEUE_MODULES.filter((m) => ['run-dispatch', 'attempt', 'presence'].includes(m.name));
-    const reconciler = QUEUE_MODULES.filter((m) => m.name === 'reconciler');
-    const logger = testLogger();
+    // the submit route's wake-up of each run, before the workers come (dispatching races nothing
+    // then): each run's first max_concurrent_attempts attempts are handed to the queue
     t0 = Date.now();
-    for (let i = 0; i < W; i++) {
-      const config = workerConfig({
-        databaseUrl: url,
-        redisUrl: REDIS_URL,
-        queuePrefix: prefix,
-        workerId: `sim-${i}`,
-        concurrency: S,
-        workerCpus: S,
-        workerMemoryMb: S * 512,
-        workspaceMaxConcurrentAttempts: 1000,
-        reconcileMs: 2000,
-        dataDir: '/tmp/osmosis-bench-dispatch',
-      });
-      workers.push(
-        await startWorker(config, {
-          db,
-          logger,
-          reaper: null,
-          engineProbe: null,
-          taskFiles: async () => '/nonexistent',
-          modules: i === 0 ? [...modules, ...reconciler] : modules,
-          executor: async (execution) => {
-            const ms = SLEEP_MIN + Math.random() * (SLEEP_MAX - SLEEP_MIN);
-            await new Promise((r) => setTimeout(r, ms));
-            void execution;
-            return { outcome: 'passed', reward: 1 };
-          },
-        }),
-      );
-    }
-    console.log(`${W} workers × ${S} slots started in ${Date.now() - t0} ms`);
+    const queues = createQueues(redis, prefix);
+    for (const id of runIds) await dispatchRun(db, queues, id, undefined, { workspaceMax: 1000 });
+    console.log(`dispatched ${runIds.length} runs in ${Date.now() - t0} ms`);
+
+    t0 = Date.now();
+    children = await startChildren(url, prefix);
+    console.log(`${W} workers × ${S} slots in ${P} processes started in ${Date.now() - t0} ms`);
 
     const commitsOf = async () =>
       Number(
@@ -148,24 +176,55 @@ async function main() {
             SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`
         )[0]?.n ?? 0,
       );
+    const cpu = startCpuSampler({
+      apiPid: process.pid,
+      workerPid: -1,
+      database: name,
+      excludePids: () => [],
+    });
+    cpu.mark();
+    for (const child of children) child.proc.kill('SIGUSR1');
     const commits0 = await commitsOf();
     const calls0 = await redisCalls(redis);
+    const redisCpu0 = await redisCpu(redis);
     const start = new Date();
-    const queues = createQueues(redis, prefix);
-    for (const id of runIds) await dispatchRun(db, queues, id, undefined, { workspaceMax: 1000 });
-
     const busy: number[] = [];
+    // where the workers' connections are at each sample: waiting on a lock, or holding a
+    // transaction open while their process prepares the next statement
+    const backends = { lock: 0, idleInTx: 0, active: 0, samples: 0 };
     const deadline = Date.now() + SECONDS * 1000;
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 500));
-      const [row] = await db.$queryRaw<{ running: number; queued: number }[]>`
-        SELECT count(*) FILTER (WHERE status = 'running')::int AS running,
-               count(*) FILTER (WHERE status = 'queued')::int AS queued FROM attempts`;
-      if (row && row.queued > 0) busy.push(row.running / (W * S));
+      const [row] = await db.$queryRaw<
+        { running: number; queued: boolean; lock: number; idle_in_tx: number; active: number }[]
+      >`
+        SELECT (SELECT count(*) FROM attempts WHERE status = 'running')::int AS running,
+               EXISTS (SELECT 1 FROM attempts WHERE status = 'queued') AS queued,
+               s.lock, s.idle_in_tx, s.active
+        FROM (SELECT count(*) FILTER (WHERE wait_event_type = 'Lock')::int AS lock,
+                     count(*) FILTER (WHERE state = 'idle in transaction')::int AS idle_in_tx,
+                     count(*) FILTER (WHERE state = 'active' AND wait_event_type IS DISTINCT FROM 'Lock')::int AS active
+              FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()) s`;
+      if (!row?.queued) continue;
+      busy.push(row.running / (W * S));
+      backends.lock += row.lock;
+      backends.idleInTx += row.idle_in_tx;
+      backends.active += row.active;
+      backends.samples++;
     }
     const elapsed = (Date.now() - start.getTime()) / 1000;
     const commits = (await commitsOf()) - commits0;
     const calls = (await redisCalls(redis)) - calls0;
+    const redisSeconds = (await redisCpu(redis)) - redisCpu0;
+    const cpuSeconds = cpu.mark();
+    cpu.stop();
+    const childCpu = await Promise.all(
+      children.map(async (child) => {
+        child.proc.kill('SIGTERM');
+        const { cpu } = (await nextMessage(child, 'cpu')) as { cpu: { user: number; system: number } };
+        return cpu.user + cpu.system;
+      }),
+    );
     const shares = await db.$queryRaw<{ workspace: string; started: number }[]>`
       SELECT r.workspace_id::text AS workspace, count(*)::int AS started
       FROM attempts a JOIN runs r ON r.id = a.run_id
@@ -174,23 +233,32 @@ async function main() {
     const counts = shares.map((s) => s.started);
     const busyMean = busy.length ? busy.reduce((a, b) => a + b, 0) / busy.length : 0;
     const fmt = (n: number) => n.toFixed(1);
-    console.log(`\nwindow ${fmt(elapsed)} s, ${W} workers × ${S} slots, sleep ${SLEEP_MIN}–${SLEEP_MAX} ms`);
-    console.log(`attempts started/s      ${fmt(started / elapsed)}   (aim ≥ ${AIM.startsPerSecond})`);
+    const perStart = (n: number) => fmt(n / Math.max(1, started));
+    console.log(
+      `\nwindow ${fmt(elapsed)} s, ${W} workers × ${S} slots in ${P} processes, sleep ${SLEEP_MIN}–${SLEEP_MAX} ms`,
+    );
+    console.log(
+      `attempts started/s      ${fmt(started / elapsed)}   (aim ≥ ${AIM.startsPerSecond}; slot-bound max ${fmt((W * S) / ((SLEEP_MIN + SLEEP_MAX) / 2000))})`,
+    );
     console.log(
       `slots busy while queued ${fmt(busyMean * 100)}%  (aim ≥ ${AIM.busy * 100}%; ${busy.length} samples)`,
     );
     console.log(
       `workspace shares        min ${Math.min(...counts)} max ${Math.max(...counts)} max/min ${fmt(Math.max(...counts) / Math.max(1, Math.min(...counts)))} over ${counts.length} workspaces`,
     );
+    console.log(`postgres commits/s      ${fmt(commits / elapsed)} (${perStart(commits)} per start)`);
+    console.log(`redis commands/s        ${fmt(calls / elapsed)} (${perStart(calls)} per start)`);
+    const mean = (n: number) => fmt(n / Math.max(1, backends.samples));
     console.log(
-      `postgres commits/s      ${fmt(commits / elapsed)} (${fmt(commits / Math.max(1, started))} per start)`,
+      `postgres backends       ${mean(backends.lock)} waiting on a row lock, ${mean(backends.idleInTx)} idle in a transaction, ${mean(backends.active)} running a statement (mean of ${backends.samples} samples)`,
     );
+    const load = (seconds: number) => `${fmt((seconds / elapsed) * 100)}% of a core`;
     console.log(
-      `redis commands/s        ${fmt(calls / elapsed)} (${fmt(calls / Math.max(1, started))} per start)`,
+      `cpu                     worker processes ${childCpu.map((c) => load(c)).join(', ')}; postgres backends ${load(cpuSeconds.postgres)}; redis-server ${load(redisSeconds)} (shared); bench ${load(cpuSeconds.api)}`,
     );
     await queues.close();
   } finally {
-    await Promise.allSettled(workers.map((w) => w.close()));
+    for (const child of children) if (child.proc.exitCode === null) child.proc.kill('SIGKILL');
     await db.$disconnect();
     redis.disconnect();
     if (!args.keep) await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -4,20 +4,34 @@
 // mid-run (a crashed host: its leases expire, nothing is released).
 //
 // The workers' executor is a stand-in that sleeps (test/helpers/sleeping-worker.ts): this test is
-// about placement, reservations, fairness and crash recovery, not Docker, and not the object store
-// (the S3 backend has its own tests; task files are not read by the stand-in).
+// about placement, reservations, fairness and crash recovery, not Docker. The three share no
+// folder, as separate hosts would not: each has its own OSMOSIS_DATA_DIR and fetches the task's
+// files from one object store (`s3rver` on loopback, as test/storage-s3.test.ts; the issue
+// accepts such a package for tests), and an attempt whose files did not arrive errs.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createStorageFromEnv } from '@osmosis/storage';
+import { startTestS3Server, type TestS3Server } from '@osmosis/storage/testing';
+import { packTarBuffer, parseTaskDir } from '@osmosis/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestDispatch, seedRun, waitFor } from '../apps/worker/src/testing/fixtures.ts';
+import {
+  PIPELINE_FIXTURES_DIR,
+  requestDispatch,
+  seedRun,
+  waitFor,
+} from '../apps/worker/src/testing/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { TEST_REDIS_URL, testQueuePrefix } from './helpers/redis.ts';
 
 const ROOT = path.join(import.meta.dirname, '..');
 let tdb: TestDatabase;
-let dataDir: string;
+let s3: TestS3Server;
+/** the task every attempt runs: stored once in the bucket, as benchmark sync stores it */
+let task: { digest: string; storageKey: string };
+const dataDirs = new Map<string, string>();
+const S3_PREFIX = 'three-workers/';
 const prefix = testQueuePrefix();
 const procs: ChildProcess[] = [];
 
@@ -37,7 +51,9 @@ function startWorkerProcess(id: string, cpus: number): ChildProcess {
       REDIS_URL: TEST_REDIS_URL,
       OSMOSIS_QUEUE_PREFIX: prefix,
       OSMOSIS_WORKER_ID: id,
-      OSMOSIS_DATA_DIR: dataDir,
+      ...s3.env(S3_PREFIX),
+      OSMOSIS_DATA_DIR: dataDirs.get(id)!,
+      OSMOSIS_TEST_TASK_FILES: 'store',
       // slots above the cpus: the reservation, not the slot count, is what limits the worker
       OSMOSIS_WORKER_CONCURRENCY: '4',
       OSMOSIS_WORKER_CPUS: String(cpus),
@@ -56,19 +72,29 @@ function startWorkerProcess(id: string, cpus: number): ChildProcess {
 
 beforeAll(async () => {
   tdb = await createTestDatabase();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-three-workers-'));
+  s3 = await startTestS3Server();
+  for (const w of WORKERS) dataDirs.set(w.id, mkdtempSync(path.join(os.tmpdir(), 'osmosis-three-workers-')));
+  const dir = path.join(PIPELINE_FIXTURES_DIR, 'hello');
+  const { digest } = await parseTaskDir(dir);
+  task = { digest, storageKey: `tasks/${digest.replace(/^sha256:/, '')}.tar` };
+  await createStorageFromEnv({ ...process.env, ...s3.env(S3_PREFIX) }).put(
+    task.storageKey,
+    await packTarBuffer(dir),
+  );
 });
 afterAll(async () => {
   for (const proc of procs) if (proc.exitCode === null) proc.kill('SIGKILL');
   await tdb?.drop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await s3?.close();
+  for (const dir of dataDirs.values()) rmSync(dir, { recursive: true, force: true });
 });
 
 async function seedSized(tasks: number, maxConcurrentAttempts: number) {
   const seeded = await seedRun(tdb.db, { tasks, maxConcurrentAttempts });
   await tdb.db.task.updateMany({
     where: { benchmarkId: seeded.benchmarkId },
-    data: { config: { environment: { cpus: 1, memory_mb: 1000, gpus: 0 } } },
+    // as benchmark sync stores it: the manifest, its TaskConfig under `config`
+    data: { config: { config: { environment: { cpus: 1, memory_mb: 1000, gpus: 0 } } }, ...task },
   });
   return seeded;
 }
@@ -154,6 +180,12 @@ describe('three workers of different capacities, one killed mid-run', () => {
       const last = starts.at(-1)?.details as { worker?: string } | undefined;
       expect(last?.worker).not.toBe(VICTIM);
       expect(WORKERS.map((w) => w.id)).toContain(last?.worker);
+    }
+
+    // every worker that ran attempts got the task's files from the bucket into its own folder
+    for (const w of WORKERS.filter((w) => peak.has(w.id))) {
+      const cache = path.join(dataDirs.get(w.id)!, 'task-cache');
+      expect(existsSync(cache) && readdirSync(cache).length, w.id).toBeGreaterThan(0);
     }
 
     // the small run was not starved behind the big one's backlog

@@ -22,6 +22,7 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import { attachSandbox, SANDBOX_CAPABILITIES, type SandboxLabels, sandboxLabels } from './create-sandbox.ts';
 import { getDocker, messageOf, statusOf } from './docker.ts';
+import { composeGpuReservation } from './gpus.ts';
 import { defaultSandboxScope, LABELS } from './labels.ts';
 import { CappedOutput } from './output.ts';
 import { type Sandbox, SandboxError } from './sandbox.ts';
@@ -55,6 +56,8 @@ export interface StartComposeOptions {
     storageWatchMs?: number;
     env?: Record<string, string>;
     workdir?: string;
+    /** GPU device ids the worker reserved for the attempt (gpus.ts) */
+    gpuIds?: readonly string[];
   };
   /** the operator's maximums, applied to every service but main */
   serviceLimits: { cpus: number; memoryMb: number };
@@ -154,6 +157,7 @@ export function composeOverride(options: StartComposeOptions, scope: string): Re
     ...(options.main.cpus ? { cpus: options.main.cpus } : {}),
     ...(options.main.workdir ? { working_dir: options.main.workdir } : {}),
     ...(options.main.env && Object.keys(options.main.env).length ? { environment: options.main.env } : {}),
+    ...composeGpuReservation(options.main.gpuIds),
   };
   const volumes: Record<string, unknown> = {};
   for (const name of options.volumes)

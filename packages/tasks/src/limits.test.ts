@@ -130,12 +130,12 @@ describe('withTaskLimits (what sync stores)', () => {
     const fits = await parseTaskDir(await taskDir('[environment]\nmemory_mb = 1024\n'));
     expect(withTaskLimits(fits, limits)).toEqual(fits);
 
-    const huge = await parseTaskDir(await taskDir('[environment]\nmemory_mb = 1000000000\ngpus = 1\n'));
+    const huge = await parseTaskDir(await taskDir('[environment]\nmemory_mb = 1000000000\nos = "windows"\n'));
     const flagged = withTaskLimits(huge, limits);
     expect(flagged.unsupported_reason).toBe(
       `${huge.unsupported_reason}; environment.memory_mb = 1000000000 is above this platform's maximum of 16384 (OSMOSIS_TASK_MAX_MEMORY_MB)`,
     );
-    expect(huge.unsupported_reason).toMatch(/GPU/);
+    expect(huge.unsupported_reason).toMatch(/windows/);
   });
 
   it('leaves a task that did not parse with its parse error alone', async () => {

@@ -3,8 +3,8 @@
 // against these before the task can be selected (at sync: `unsupported_reason`) and again when an
 // attempt starts (a row synced before the operator lowered a limit must not run over it).
 //
-// GPUs have no maximum here: sandboxes get no GPU at all, and a task asking for one is refused
-// by unsupportedReasonOf (task-dir.ts) with that reason.
+// GPUs have no maximum here: what limits them is the workers that advertise them (a task
+// asking for more than any live worker has waits at dispatch, with the run saying why).
 import type { TaskConfig, TaskHealthcheck, TaskManifest } from '@osmosis/contracts';
 import { z } from 'zod';
 

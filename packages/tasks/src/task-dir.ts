@@ -57,13 +57,30 @@ export function unsupportedReasonOf(
     } else if (!context && !sharedTestScript(step, has)) {
       reasons.push(`${label}tests/test.sh is missing (it is copied into the verifier's prebuilt image)`);
     }
+    // the worker reserves GPUs for the task's environment only; a separate verifier gets none
     if ((step.verifierEnvironment?.gpus ?? 0) > 0)
-      reasons.push(`${label}the verifier environment needs GPUs; sandboxes have none`);
+      reasons.push(
+        `${label}the separate verifier environment needs GPUs; only the task's own environment is given GPUs`,
+      );
   }
-  if (config.environment.gpus > 0) {
-    reasons.push(`needs ${config.environment.gpus} GPU(s); sandboxes have none`);
-  }
+  // GPUs of the task's environment are not a reason here: whether a worker has them is known only
+  // where the live workers are (the dispatcher holds such attempts back with the run's
+  // waiting_reason while no live worker advertises enough: apps/worker/src/attempts/placement.ts)
   return reasons.length ? [...new Set(reasons)].join('; ') : null;
+}
+
+/** What a GPU task should know at sync: where it can run (a worker's OSMOSIS_WORKER_GPUS), and gpu_types unmatched. */
+export function gpuWarnings(config: TaskConfig): string[] {
+  const gpus = config.environment.gpus;
+  if (gpus <= 0) return [];
+  const warnings = [
+    `needs ${gpus} GPU${gpus === 1 ? '' : 's'}: its attempts run only on a worker that advertises at least that many (OSMOSIS_WORKER_GPUS); while no live worker does, a run waits and says so`,
+  ];
+  if (config.environment.gpu_types?.length)
+    warnings.push(
+      `[environment].gpu_types (${config.environment.gpu_types.join(', ')}) is not matched: workers advertise GPU ids, not types`,
+    );
+  return warnings;
 }
 
 /** The task's compose file under environment/, checked (null when it has none). */
@@ -138,6 +155,8 @@ export async function parseTaskDir(dir: string, options: ParseTaskDirOptions = {
         `[metadata].difficulty "${metadata.difficulty}" is not easy, medium or hard: read as none`,
       );
   }
+
+  if (!parseError) warnings.push(...gpuWarnings(config));
 
   return TaskManifest.parse({
     name: config.task?.name ?? options.name ?? path.basename(path.resolve(dir)),

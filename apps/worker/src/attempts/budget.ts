@@ -7,7 +7,8 @@
 // dispatch.ts too), and the check runs in the transaction that writes a result's cost
 // (finalizeAttempt) and in the one that starts an attempt (acquireLease). So once a result
 // brings the spend to the budget, no worker can start another attempt of the run: the budget is
-// overshot only by attempts that were already running when it was reached.
+// overshot only by attempts that were already running when it was reached. (Runs without a budget
+// skip the check: their starts share the run's row, lease.ts.)
 import { BUDGET_REACHED_EVENT, BUDGET_STOP_REASON, type RunStatusName } from '@osmosis/contracts';
 import { acceptsAttempts } from '@osmosis/core';
 import { appendRunEvent, type Prisma } from '@osmosis/db';

@@ -18,7 +18,7 @@
 // another's first attempts waiting either.
 import type { RunStatusName } from '@osmosis/contracts';
 import { DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS } from '@osmosis/core';
-import { appendRunEvent, type Db } from '@osmosis/db';
+import { appendRunEvent, type Db, type Prisma } from '@osmosis/db';
 import type { Queues } from '@osmosis/queues';
 import type { Logger } from 'pino';
 import { enforceBudget } from './budget.ts';
@@ -46,76 +46,100 @@ const MAX_PRIORITY = 2_097_152;
 
 const DEFAULT_LIMITS: DispatchLimits = { workspaceMax: DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS };
 
-export async function dispatchRun(
-  db: Db,
+/** What the dispatcher decided for a run, in its transaction: the attempts to enqueue once it commits. */
+export interface Picked {
+  ids: { id: string; slot: number }[];
+  inFlight: number;
+  nextDueAt: Date | null;
+  status: string | null;
+}
+
+/**
+ * The dispatcher's decision for one run inside the caller's transaction (locks the run row; a
+ * caller that holds it already, like finalizeAttempt, re-locks it at no cost). `budgetChecked`:
+ * the caller enforced the run's budget in this transaction already.
+ */
+export async function pickForRun(
+  tx: Prisma.TransactionClient,
+  runId: string,
+  limits: DispatchLimits,
+  options: { budgetChecked?: boolean } = {},
+): Promise<Picked> {
+  const runs = await tx.$queryRaw<
+    {
+      status: RunStatusName;
+      max_concurrent_attempts: number;
+      workspace_id: string;
+      waiting_reason: string | null;
+    }[]
+  >`
+    SELECT status::text AS status, max_concurrent_attempts, workspace_id::text AS workspace_id, waiting_reason
+    FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
+  const run = runs[0];
+  if (!run) return { ids: [] as { id: string; slot: number }[], inFlight: 0, nextDueAt: null, status: null };
+  if (!ACTIVE_RUN_STATUSES.includes(run.status))
+    return { ids: [], inFlight: 0, nextDueAt: null, status: run.status };
+  if (run.status === 'pending') {
+    await tx.run.update({ where: { id: runId }, data: { status: 'queued' } });
+    await appendRunEvent(tx, {
+      runId,
+      level: 'info',
+      step: 'run.queued',
+      message: 'run queued for execution',
+    });
+  }
+  if (!options.budgetChecked && (await enforceBudget(tx, runId)))
+    return { ids: [], inFlight: 0, nextDueAt: null, status: run.status };
+  // each part from an index (attempts_run_id_status_dispatched_at_idx, attempts_run_id_not_before_idx),
+  // not a pass over all of the run's attempts
+  const counts = await tx.$queryRaw<{ in_flight: number; next_due: Date | null }[]>`
+    SELECT
+      ((SELECT count(*) FROM attempts WHERE run_id = ${runId}::uuid AND status = 'running')
+        + (SELECT count(*) FROM attempts
+           WHERE run_id = ${runId}::uuid AND status = 'queued' AND dispatched_at IS NOT NULL))::int AS in_flight,
+      (SELECT min(not_before) FROM attempts
+       WHERE run_id = ${runId}::uuid AND not_before > now() AND status = 'queued' AND dispatched_at IS NULL) AS next_due`;
+  const inFlight = counts[0]?.in_flight ?? 0;
+  let take = run.max_concurrent_attempts - inFlight;
+  let ids: { id: string; slot: number }[] = [];
+  if (take > 0) {
+    const workspace = await workspaceShare(tx, run.workspace_id, limits);
+    take = Math.min(take, workspace.limit - workspace.inFlight);
+    if (take > 0) {
+      const rows = await tx.$queryRaw<{ id: string }[]>`
+        UPDATE attempts SET dispatched_at = now()
+        WHERE id IN (
+          SELECT a.id FROM attempts a JOIN tasks t ON t.id = a.task_id
+          WHERE a.run_id = ${runId}::uuid AND a.status = 'queued' AND a.dispatched_at IS NULL
+            AND (a.not_before IS NULL OR a.not_before <= now()) AND ${FITS_SOME_WORKER}
+          -- dispatched_at is NULL in every candidate: leading with it lets attempts_dispatch_pick_idx
+          -- give the order, so LIMIT stops after take rows instead of sorting the run's backlog
+          ORDER BY a.dispatched_at, a.index, a.created_at, a.id
+          LIMIT ${take}
+          FOR UPDATE OF a SKIP LOCKED)
+        RETURNING id::text AS id`;
+      ids = rows.map((r, i) => ({ id: r.id, slot: inFlight + i + 1 + (workspace.inFlight + i + 1) }));
+    }
+  }
+  // some attempts fit no live worker: say so on the run (and clear it once they fit again)
+  if (ids.length < Math.max(take, 0) || run.waiting_reason !== null) {
+    await recordWaitingReason(tx, runId, run.waiting_reason, await waitingReasonOf(tx, runId));
+  }
+  return {
+    ids,
+    inFlight: inFlight + ids.length,
+    nextDueAt: counts[0]?.next_due ?? null,
+    status: run.status,
+  };
+}
+
+/** Enqueues what pickForRun handed out (after its transaction committed) and a wake-up for a retry in backoff. */
+export async function enqueuePicked(
   queues: Queues,
   runId: string,
+  picked: Picked,
   logger?: Logger,
-  limits: DispatchLimits = DEFAULT_LIMITS,
-): Promise<DispatchResult> {
-  const picked = await db.$transaction(async (tx) => {
-    const runs = await tx.$queryRaw<
-      {
-        status: RunStatusName;
-        max_concurrent_attempts: number;
-        workspace_id: string;
-        waiting_reason: string | null;
-      }[]
-    >`
-      SELECT status::text AS status, max_concurrent_attempts, workspace_id::text AS workspace_id, waiting_reason
-      FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
-    const run = runs[0];
-    if (!run)
-      return { ids: [] as { id: string; slot: number }[], inFlight: 0, nextDueAt: null, status: null };
-    if (!ACTIVE_RUN_STATUSES.includes(run.status))
-      return { ids: [], inFlight: 0, nextDueAt: null, status: run.status };
-    if (run.status === 'pending') {
-      await tx.run.update({ where: { id: runId }, data: { status: 'queued' } });
-      await appendRunEvent(tx, {
-        runId,
-        level: 'info',
-        step: 'run.queued',
-        message: 'run queued for execution',
-      });
-    }
-    if (await enforceBudget(tx, runId)) return { ids: [], inFlight: 0, nextDueAt: null, status: run.status };
-    const counts = await tx.$queryRaw<{ in_flight: number; next_due: Date | null }[]>`
-      SELECT
-        count(*) FILTER (WHERE status = 'running' OR (status = 'queued' AND dispatched_at IS NOT NULL))::int AS in_flight,
-        min(not_before) FILTER (WHERE status = 'queued' AND dispatched_at IS NULL AND not_before > now()) AS next_due
-      FROM attempts WHERE run_id = ${runId}::uuid`;
-    const inFlight = counts[0]?.in_flight ?? 0;
-    let take = run.max_concurrent_attempts - inFlight;
-    let ids: { id: string; slot: number }[] = [];
-    if (take > 0) {
-      const workspace = await workspaceShare(tx, run.workspace_id, limits);
-      take = Math.min(take, workspace.limit - workspace.inFlight);
-      if (take > 0) {
-        const rows = await tx.$queryRaw<{ id: string }[]>`
-          UPDATE attempts SET dispatched_at = now()
-          WHERE id IN (
-            SELECT a.id FROM attempts a JOIN tasks t ON t.id = a.task_id
-            WHERE a.run_id = ${runId}::uuid AND a.status = 'queued' AND a.dispatched_at IS NULL
-              AND (a.not_before IS NULL OR a.not_before <= now()) AND ${FITS_SOME_WORKER}
-            ORDER BY a.index, a.created_at, a.id
-            LIMIT ${take}
-            FOR UPDATE OF a SKIP LOCKED)
-          RETURNING id::text AS id`;
-        ids = rows.map((r, i) => ({ id: r.id, slot: inFlight + i + 1 + (workspace.inFlight + i + 1) }));
-      }
-    }
-    // some attempts fit no live worker: say so on the run (and clear it once they fit again)
-    if (ids.length < Math.max(take, 0) || run.waiting_reason !== null) {
-      await recordWaitingReason(tx, runId, run.waiting_reason, await waitingReasonOf(tx, runId));
-    }
-    return {
-      ids,
-      inFlight: inFlight + ids.length,
-      nextDueAt: counts[0]?.next_due ?? null,
-      status: run.status,
-    };
-  });
-
+): Promise<void> {
   for (const { id, slot } of picked.ids) {
     await enqueueAttempt(queues, id, runId, slot);
   }
@@ -136,12 +160,41 @@ export async function dispatchRun(
   if (picked.ids.length > 0) {
     logger?.debug({ runId, dispatched: picked.ids.length, inFlight: picked.inFlight }, 'dispatched attempts');
   }
+}
+
+export async function dispatchRun(
+  db: Db,
+  queues: Queues,
+  runId: string,
+  logger?: Logger,
+  limits: DispatchLimits = DEFAULT_LIMITS,
+): Promise<DispatchResult> {
+  const picked = await db.$transaction((tx) => pickForRun(tx, runId, limits));
+  await enqueuePicked(queues, runId, picked, logger);
   return {
     dispatched: picked.ids.map((p) => p.id),
     inFlight: picked.inFlight,
     nextDueAt: picked.nextDueAt,
     runStatus: picked.status,
   };
+}
+
+/**
+ * The active runs a dispatcher pass can change, read without a lock: pending ones, ones with room
+ * under max_concurrent_attempts, and ones holding attempts back with a waiting reason (a worker
+ * that fits may have come up). A full run is skipped: its next free slot is refilled by the
+ * transaction that frees it (finalizeAttempt), so the reconciler's pass takes no lock on it.
+ */
+export async function runsToDispatch(db: Db): Promise<string[]> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT r.id::text AS id FROM runs r
+    WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
+      AND (r.status = 'pending' OR r.waiting_reason IS NOT NULL
+        OR r.max_concurrent_attempts > (
+          SELECT count(*) FROM attempts a WHERE a.run_id = r.id
+            AND (a.status = 'running' OR (a.status = 'queued' AND a.dispatched_at IS NOT NULL))))
+    ORDER BY r.created_at`;
+  return rows.map((r) => r.id);
 }
 
 /**

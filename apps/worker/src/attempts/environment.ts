@@ -222,6 +222,7 @@ async function startCompose(
       ...(deps.storageWatchMs ? { storageWatchMs: deps.storageWatchMs } : {}),
       env: env.env,
       ...(env.workdir ? { workdir: env.workdir } : {}),
+      ...(input.gpuIds?.length ? { gpuIds: input.gpuIds } : {}),
     },
     serviceLimits: { cpus: limits.taskMaxCpus, memoryMb: limits.taskMaxMemoryMb },
     pidsLimit: deps.pidsLimit ?? 1024,

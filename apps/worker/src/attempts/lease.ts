@@ -4,10 +4,12 @@
 
 import type { RunStatusName } from '@osmosis/contracts';
 import { acceptsAttempts, retryBackoffMs, statusOnAttemptStart } from '@osmosis/core';
-import { appendRunEvent, appendRunEvents, type Db, type NewRunEvent, type Prisma } from '@osmosis/db';
+import { appendRunEvent, appendRunEvents, type Db, type NewRunEvent, Prisma } from '@osmosis/db';
 import { enforceBudget } from './budget.ts';
+import { type Picked, pickForRun } from './dispatch.ts';
 import type { ExecutionResult } from './executor.ts';
 import { executionEvents, usageOf } from './lease-events.ts';
+import type { DispatchLimits } from './placement.ts';
 import {
   type AttemptNeeds,
   fitsSomeLiveWorker,
@@ -48,121 +50,158 @@ export type AcquireResult =
 
 const NO_NEEDS: AttemptNeeds = { cpus: 0, memoryMb: 0, gpus: 0 };
 
+/** The run row's lock an acquire takes: shared by the run's concurrent starts, or exclusive when it writes the run. */
+type RunLock = 'share' | 'update';
+/** the start must write the run (first start, stop, budget): again under the exclusive lock */
+const NEEDS_EXCLUSIVE = Symbol('needs the run lock exclusively');
+
 /**
  * Takes the attempt for execution if it is due: queued, or running under an expired lease (its
  * worker died). Marks the run running on its first start. Attempts of a run that no longer
  * accepts work are cancelled instead.
+ *
+ * Starts of one run hold its row in SHARE mode, so they do not queue behind each other (stop,
+ * finalize and dispatch still exclude them: they lock it FOR UPDATE). A start that must write the
+ * run — its first, a stopped run's cancel, a run with a budget — runs again under FOR UPDATE.
  */
 export async function acquireLease(db: Db, attemptId: string, holder: LeaseHolder): Promise<AcquireResult> {
-  return db.$transaction(async (tx) => {
-    if (!(await lockRunOfAttempt(tx, attemptId))) return { kind: 'skipped', reason: 'attempt not found' };
-    const rows = await tx.$queryRaw<
-      {
-        status: string;
-        run_id: string;
-        run_status: RunStatusName;
-        lease_owner: string | null;
-        lease_token: number;
-        lease_expired: boolean;
-        try_count: number;
-        dispatched: boolean;
-      }[]
-    >`
-      SELECT a.status::text AS status, a.run_id::text AS run_id, r.status::text AS run_status,
+  const shared = await db.$transaction((tx) => acquireUnder(tx, attemptId, holder, 'share'));
+  if (shared !== NEEDS_EXCLUSIVE) return shared;
+  const exclusive = await db.$transaction((tx) => acquireUnder(tx, attemptId, holder, 'update'));
+  if (exclusive === NEEDS_EXCLUSIVE) throw new Error('unreachable: the exclusive lock was held');
+  return exclusive;
+}
+
+async function acquireUnder(
+  tx: Tx,
+  attemptId: string,
+  holder: LeaseHolder,
+  lock: RunLock,
+): Promise<AcquireResult | typeof NEEDS_EXCLUSIVE> {
+  // the run's row, then the attempt's, in one statement (the order every writer takes them)
+  const runLock = lock === 'share' ? Prisma.sql`FOR SHARE OF r` : Prisma.sql`FOR UPDATE OF r`;
+  const rows = await tx.$queryRaw<
+    {
+      status: string;
+      run_id: string;
+      run_status: RunStatusName;
+      max_cost_usd: number | null;
+      lease_owner: string | null;
+      lease_token: number;
+      lease_expired: boolean;
+      try_count: number;
+      dispatched: boolean;
+    }[]
+  >`
+      SELECT a.status::text AS status, a.run_id::text AS run_id, r.status::text AS run_status, r.max_cost_usd,
              a.lease_owner, a.lease_token, a.try_count, (a.dispatched_at IS NOT NULL) AS dispatched,
              (a.lease_expires_at IS NULL OR a.lease_expires_at <= now()) AS lease_expired
-      FROM attempts a JOIN runs r ON r.id = a.run_id
-      WHERE a.id = ${attemptId}::uuid`;
-    const row = rows[0];
-    if (!row) return { kind: 'skipped', reason: 'attempt not found' };
-    if (row.status !== 'queued' && row.status !== 'running') {
-      return { kind: 'skipped', reason: `attempt already ${row.status}` };
-    }
-    if (!acceptsAttempts(row.run_status)) {
-      await cancelAttemptTx(tx, attemptId, row.run_id, `run is ${row.run_status}`);
-      await completeRunIfDone(tx, row.run_id);
-      return { kind: 'skipped', reason: `run is ${row.run_status}` };
-    }
-    if (row.status === 'queued' && !row.dispatched) {
-      // a job the dispatcher did not hand out (e.g. left over from an earlier try): running it
-      // would bypass max_concurrent_attempts and the retry backoff
-      return { kind: 'skipped', reason: 'not dispatched' };
-    }
-    if (row.status === 'running' && !row.lease_expired) {
-      return { kind: 'skipped', reason: `leased to ${row.lease_owner}` };
-    }
-    if (await enforceBudget(tx, row.run_id, attemptId)) return { kind: 'skipped', reason: 'budget reached' };
-    let needs = NO_NEEDS;
-    let gpuIds: string[] = [];
-    if (holder.capacity) {
-      const reserved = await reserveOnWorker(tx, attemptId, holder.workerId, holder.capacity);
-      if (reserved.kind === 'busy') {
-        // larger than this worker and every other live one: back to the dispatcher, which holds it
-        // with a waiting reason on the run until a worker that fits it comes up
-        if (reserved.never && !(await fitsSomeLiveWorker(tx, attemptId))) {
-          await tx.$executeRaw`UPDATE attempts SET dispatched_at = NULL WHERE id = ${attemptId}::uuid AND status = 'queued'`;
-        }
-        return { kind: 'busy', reason: reserved.reason };
+      FROM runs r JOIN attempts a ON a.run_id = r.id
+      WHERE a.id = ${attemptId}::uuid
+      ${runLock} FOR UPDATE OF a`;
+  const row = rows[0];
+  if (!row) return { kind: 'skipped', reason: 'attempt not found' };
+  if (row.status !== 'queued' && row.status !== 'running') {
+    return { kind: 'skipped', reason: `attempt already ${row.status}` };
+  }
+  if (!acceptsAttempts(row.run_status)) {
+    if (lock === 'share') return NEEDS_EXCLUSIVE;
+    await cancelAttemptTx(tx, attemptId, row.run_id, `run is ${row.run_status}`);
+    await completeRunIfDone(tx, row.run_id);
+    return { kind: 'skipped', reason: `run is ${row.run_status}` };
+  }
+  if (row.status === 'queued' && !row.dispatched) {
+    // a job the dispatcher did not hand out (e.g. left over from an earlier try): running it
+    // would bypass max_concurrent_attempts and the retry backoff
+    return { kind: 'skipped', reason: 'not dispatched' };
+  }
+  if (row.status === 'running' && !row.lease_expired) {
+    return { kind: 'skipped', reason: `leased to ${row.lease_owner}` };
+  }
+  // the first start marks the run running; a budget is enforced under the exclusive lock
+  if (
+    lock === 'share' &&
+    (row.max_cost_usd !== null || statusOnAttemptStart(row.run_status) !== row.run_status)
+  )
+    return NEEDS_EXCLUSIVE;
+  if (row.max_cost_usd !== null && (await enforceBudget(tx, row.run_id, attemptId)))
+    return { kind: 'skipped', reason: 'budget reached' };
+  let needs = NO_NEEDS;
+  let gpuIds: string[] = [];
+  if (holder.capacity) {
+    const reserved = await reserveOnWorker(tx, attemptId, holder.workerId, holder.capacity);
+    if (reserved.kind === 'busy') {
+      // larger than this worker and every other live one: back to the dispatcher, which holds it
+      // with a waiting reason on the run until a worker that fits it comes up
+      if (reserved.never && !(await fitsSomeLiveWorker(tx, attemptId))) {
+        await tx.$executeRaw`UPDATE attempts SET dispatched_at = NULL WHERE id = ${attemptId}::uuid AND status = 'queued'`;
       }
-      needs = reserved.needs;
-      gpuIds = reserved.gpuIds;
+      return { kind: 'busy', reason: reserved.reason };
     }
-    const token = row.lease_token + 1;
-    const tryNumber = row.try_count + 1;
-    await tx.$executeRaw`
+    needs = reserved.needs;
+    gpuIds = reserved.gpuIds;
+  }
+  const token = row.lease_token + 1;
+  const tryNumber = row.try_count + 1;
+  await tx.$executeRaw`
       UPDATE attempts SET status = 'running', lease_owner = ${holder.workerId}, lease_token = ${token},
         lease_expires_at = now() + make_interval(secs => ${holder.leaseMs / 1000}),
         try_count = ${tryNumber}, started_at = now(), dispatched_at = COALESCE(dispatched_at, now()),
         waiting_reason = NULL
       WHERE id = ${attemptId}::uuid`;
-    const events: NewRunEvent[] = [];
-    const next = statusOnAttemptStart(row.run_status);
-    if (next !== row.run_status) {
-      await tx.run.update({ where: { id: row.run_id }, data: { status: next, startedAt: new Date() } });
-      events.push({
-        runId: row.run_id,
-        level: 'info',
-        step: 'run.running',
-        message: 'first attempt started',
-      });
-    }
+  const events: NewRunEvent[] = [];
+  const next = statusOnAttemptStart(row.run_status);
+  if (next !== row.run_status) {
+    await tx.run.update({ where: { id: row.run_id }, data: { status: next, startedAt: new Date() } });
     events.push({
       runId: row.run_id,
-      attemptId,
-      level: row.status === 'running' ? 'warn' : 'info',
-      step: 'attempt.started',
-      message:
-        row.status === 'running'
-          ? `attempt re-run by ${holder.workerId}: the lease of ${row.lease_owner ?? 'its worker'} expired`
-          : `attempt started on ${holder.workerId} (try ${tryNumber})`,
-      details: { worker: holder.workerId, try: tryNumber, lease_token: token },
+      level: 'info',
+      step: 'run.running',
+      message: 'first attempt started',
     });
-    await appendRunEvents(tx, events);
-    return { kind: 'acquired', token, tryNumber, needs, gpuIds };
+  }
+  events.push({
+    runId: row.run_id,
+    attemptId,
+    level: row.status === 'running' ? 'warn' : 'info',
+    step: 'attempt.started',
+    message:
+      row.status === 'running'
+        ? `attempt re-run by ${holder.workerId}: the lease of ${row.lease_owner ?? 'its worker'} expired`
+        : `attempt started on ${holder.workerId} (try ${tryNumber})`,
+    details: { worker: holder.workerId, try: tryNumber, lease_token: token },
   });
+  await appendRunEvents(tx, events);
+  return { kind: 'acquired', token, tryNumber, needs, gpuIds };
 }
 
 export type RenewResult = 'renewed' | 'lost' | 'stopped';
 
 /**
- * Extends the lease while the execution runs; also reports whether the run was stopped (or the
- * attempt cancelled) so the caller can abort the sandbox.
+ * Extends the leases of executions still running, all of one worker's in one statement (its
+ * renewal tick: attempts/lease-renewal.ts); also reports for each whether its run was stopped (or
+ * the attempt cancelled) so the caller can abort the sandbox. A lease whose token or owner no
+ * longer matches is `lost`.
  */
-export async function renewLease(
+export async function renewLeases(
   db: Db,
-  attemptId: string,
-  token: number,
+  leases: readonly { attemptId: string; token: number }[],
   holder: LeaseHolder,
-): Promise<RenewResult> {
-  const rows = await db.$queryRaw<{ run_status: string; status: string }[]>`
+): Promise<Map<string, RenewResult>> {
+  const states = new Map<string, RenewResult>();
+  if (leases.length === 0) return states;
+  // one order for every batch, so two statements never wait on each other's rows crosswise
+  const sorted = [...leases].sort((x, y) => (x.attemptId < y.attemptId ? -1 : 1));
+  const rows = await db.$queryRaw<{ id: string; run_status: string }[]>`
     UPDATE attempts a SET lease_expires_at = now() + make_interval(secs => ${holder.leaseMs / 1000})
-    FROM runs r
-    WHERE a.id = ${attemptId}::uuid AND r.id = a.run_id AND a.lease_token = ${token}
+    FROM runs r, unnest(${sorted.map((l) => l.attemptId)}::uuid[], ${sorted.map((l) => l.token)}::int[]) AS l(id, token)
+    WHERE a.id = l.id AND a.lease_token = l.token AND r.id = a.run_id
       AND a.lease_owner = ${holder.workerId} AND a.status = 'running'
-    RETURNING r.status::text AS run_status, a.status::text AS status`;
-  const row = rows[0];
-  if (!row) return 'lost';
-  return acceptsAttempts(row.run_status as RunStatusName) ? 'renewed' : 'stopped';
+    RETURNING a.id::text AS id, r.status::text AS run_status`;
+  for (const lease of leases) states.set(lease.attemptId, 'lost');
+  for (const row of rows)
+    states.set(row.id, acceptsAttempts(row.run_status as RunStatusName) ? 'renewed' : 'stopped');
+  return states;
 }
 
 /**
@@ -201,12 +240,14 @@ export async function releaseLease(
 export interface FinalizeOptions extends LeaseHolder {
   retryBackoffMs: number;
   startedAt: Date;
+  /** refill the freed slot in the same transaction (the caller enqueues `next` once it returns) */
+  dispatch?: DispatchLimits;
 }
 
 export type FinalizeResult =
   | { kind: 'stale' }
   | { kind: 'retry'; notBefore: Date; retry: number }
-  | { kind: 'written'; outcome: string; runStatus: string | null };
+  | { kind: 'written'; outcome: string; runStatus: string | null; next?: Picked | null };
 
 /**
  * Writes the execution's result in one transaction, only if the lease is still ours (exactly once).
@@ -221,20 +262,23 @@ export async function finalizeAttempt(
   options: FinalizeOptions,
 ): Promise<FinalizeResult> {
   return db.$transaction(async (tx) => {
-    if (!(await lockRunOfAttempt(tx, attemptId))) return { kind: 'stale' };
+    // the run's row, then the attempt's, in one statement (the order every writer takes them);
+    // nothing is locked when the lease is no longer ours
     const rows = await tx.$queryRaw<
       {
         run_id: string;
         run_status: RunStatusName;
         max_retries: number;
+        max_cost_usd: number | null;
         history: unknown;
         try_count: number;
       }[]
     >`
-      SELECT a.run_id::text AS run_id, r.status::text AS run_status, r.max_retries, a.history, a.try_count
-      FROM attempts a JOIN runs r ON r.id = a.run_id
+      SELECT a.run_id::text AS run_id, r.status::text AS run_status, r.max_retries, r.max_cost_usd, a.history, a.try_count
+      FROM runs r JOIN attempts a ON a.run_id = r.id
       WHERE a.id = ${attemptId}::uuid AND a.lease_token = ${token} AND a.lease_owner = ${options.workerId}
-        AND a.status = 'running'`;
+        AND a.status = 'running'
+      FOR UPDATE OF r, a`;
     const row = rows[0];
     if (!row) return { kind: 'stale' };
     const runId = row.run_id;
@@ -297,7 +341,7 @@ export async function finalizeAttempt(
           },
         },
       ]);
-      await enforceBudget(tx, runId);
+      if (row.max_cost_usd !== null) await enforceBudget(tx, runId);
       return { kind: 'retry', notBefore, retry };
     }
 
@@ -342,9 +386,15 @@ export async function finalizeAttempt(
         },
       },
     ]);
-    await enforceBudget(tx, runId);
+    const stopping = row.max_cost_usd !== null && (await enforceBudget(tx, runId));
     const runStatus = await completeRunIfDone(tx, runId);
-    return { kind: 'written', outcome: result.outcome, runStatus };
+    // the dispatcher's pass for the slot this result frees, under the run lock already held: one
+    // transaction per finished attempt instead of two
+    const next =
+      options.dispatch && !stopping
+        ? await pickForRun(tx, runId, options.dispatch, { budgetChecked: true })
+        : null;
+    return { kind: 'written', outcome: result.outcome, runStatus, next };
   });
 }
 

@@ -24,10 +24,16 @@ export interface AttemptNeeds {
   gpus: number;
 }
 
+/**
+ * The task's parsed [environment]: benchmark sync stores the manifest (its TaskConfig under
+ * `config`); a bare TaskConfig (rows written by hand) is read too.
+ */
+const TASK_ENVIRONMENT = Prisma.sql`coalesce(t.config->'config'->'environment', t.config->'environment')`;
+
 /** A numeric field of the task's parsed [environment] (0 when absent: nothing to reserve). */
 function envNumber(field: 'cpus' | 'memory_mb' | 'gpus'): Prisma.Sql {
-  return Prisma.sql`(CASE WHEN jsonb_typeof(t.config->'environment'->${field}) = 'number'
-    THEN greatest((t.config->'environment'->>${field})::float8, 0) ELSE 0 END)`;
+  return Prisma.sql`(CASE WHEN jsonb_typeof(${TASK_ENVIRONMENT}->${field}) = 'number'
+    THEN greatest((${TASK_ENVIRONMENT}->>${field})::float8, 0) ELSE 0 END)`;
 }
 
 /** The needs of attempt `a`'s task `t`, as SQL (one definition for the dispatcher and the lease). */

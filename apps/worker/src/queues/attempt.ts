@@ -18,10 +18,12 @@
 import { AttemptJob, QUEUE_NAMES, runStopChannel } from '@osmosis/contracts';
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch } from '@osmosis/queues';
-import { dispatchRun, enqueueAttempt } from '../attempts/dispatch.ts';
+import { dispatchRun, enqueueAttempt, enqueuePicked, type Picked } from '../attempts/dispatch.ts';
+import { loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
-import { acquireLease, finalizeAttempt, releaseLease, renewLease } from '../attempts/lease.ts';
+import { acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
 import { recordDiscardedExecution, requeueAttempt } from '../attempts/lease-handback.ts';
+import { createLeaseRenewer } from '../attempts/lease-renewal.ts';
 import { resultSpoolDir, spoolResult } from '../attempts/result-spool.ts';
 import { capacityOf, dispatchLimitsOf } from '../capacity-config.ts';
 import { afterResultWritten } from '../metrics/attempt-results.ts';
@@ -69,6 +71,18 @@ function isHandedOver(
   );
 }
 
+function isRefilled(outcome: unknown): boolean {
+  return (
+    typeof outcome === 'object' && outcome !== null && (outcome as { refilled?: unknown }).refilled === true
+  );
+}
+
+function isWritten(outcome: unknown): boolean {
+  return (
+    typeof outcome === 'object' && outcome !== null && (outcome as { kind?: unknown }).kind === 'written'
+  );
+}
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -77,6 +91,11 @@ export function createAttemptProcessor(ctx: WorkerContext) {
   const { db, config, logger } = ctx;
   const holder = { workerId: config.workerId, leaseMs: config.leaseMs, capacity: capacityOf(config) };
   const inFlight = new Map<string, InFlight>();
+  const renewer = createLeaseRenewer(db, holder, config.heartbeatMs, {
+    succeeded: () => ctx.database.succeeded(),
+    failed: (error) => ctx.database.failed(error),
+    warn: (error) => logger.warn({ err: errorMessage(error) }, 'lease renewal failed'),
+  });
   let shutdownAt: number | null = ctx.shutdown.aborted ? Date.now() : null;
   ctx.shutdown.addEventListener('abort', () => {
     shutdownAt = Date.now();
@@ -120,30 +139,9 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     inFlight.set(attemptId, entry);
     ctx.activity.attemptsInFlight = inFlight.size;
     if (ctx.shutdown.aborted) abort(entry, 'shutdown');
-    // The heartbeat runs until the result is written (not just until the execution ends): a
-    // result waiting for the database keeps its lease.
-    let beating = false;
-    let renewalFailing = false;
-    const heartbeat = setInterval(() => {
-      if (beating) return;
-      beating = true;
-      renewLease(db, attemptId, lease.token, holder)
-        .then((state) => {
-          ctx.database.succeeded();
-          renewalFailing = false;
-          if (state === 'lost') abort(entry, 'lease-lost');
-          else if (state === 'stopped') abort(entry, 'stopped');
-        })
-        .catch((error) => {
-          ctx.database.failed(error);
-          if (!renewalFailing) logger.warn({ attemptId, err: errorMessage(error) }, 'lease renewal failed');
-          renewalFailing = true;
-        })
-        .finally(() => {
-          beating = false;
-        });
-    }, config.heartbeatMs);
-    heartbeat.unref();
+    // The lease is renewed until the result is written (not just until the execution ends): a
+    // result waiting for the database keeps its lease. One statement renews all of this worker's.
+    renewer.add(attemptId, lease.token, (state) => abort(entry, state === 'lost' ? 'lease-lost' : 'stopped'));
 
     // events that could not be stored when they happened (database down) go with the result
     const unsent: ExecutionEvent[] = [];
@@ -167,20 +165,11 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     // not even load the attempt (nothing ran: no retry is used either way)
     let handBack: HandBack | null = null;
     try {
-      const row = await db.attempt
-        .findUniqueOrThrow({
-          where: { id: attemptId },
-          include: {
-            run: { include: { benchmark: { select: { judgeKind: true } } } },
-            agent: true,
-            task: true,
-          },
-        })
-        .catch((error: unknown) => {
-          // nothing ran yet: hand the attempt back rather than spend a retry on a database blip
-          if (ctx.database.failed(error)) handBack = 'database';
-          throw error;
-        });
+      const row = await loadExecutionRow(db, attemptId).catch((error: unknown) => {
+        // nothing ran yet: hand the attempt back rather than spend a retry on a database blip
+        if (ctx.database.failed(error)) handBack = 'database';
+        throw error;
+      });
       const taskDir = await ctx.taskFiles({ digest: row.task.digest, storageKey: row.task.storageKey });
       const raw = await ctx.executor({
         attemptId,
@@ -190,35 +179,9 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         leaseToken: lease.token,
         reservation: { ...lease.needs, gpuIds: lease.gpuIds },
         attemptIndex: row.index,
-        run: {
-          id: row.run.id,
-          name: row.run.name,
-          workspaceId: row.run.workspaceId,
-          createdById: row.run.createdById,
-          timeoutMultiplier: row.run.timeoutMultiplier,
-          passThreshold: row.run.passThreshold,
-          judgeModel: row.run.judgeModel,
-          judgeKind: row.run.benchmark.judgeKind,
-          secretRefs: row.run.secretRefs,
-          config: row.run.config,
-        },
-        agent: {
-          id: row.agent.id,
-          index: row.agent.index,
-          harness: row.agent.harness,
-          modelType: row.agent.modelType,
-          model: row.agent.model,
-          spec: row.agent.spec,
-        },
-        task: {
-          id: row.task.id,
-          name: row.task.name,
-          digest: row.task.digest,
-          envDigest: row.task.envDigest,
-          config: row.task.config,
-          instruction: row.task.instruction,
-          storageKey: row.task.storageKey,
-        },
+        run: row.run,
+        agent: row.agent,
+        task: row.task,
         taskDir,
         signal: entry.controller.signal,
         log,
@@ -264,11 +227,19 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     try {
       return await writeUntilDone(entry, lease.token, result, handBack, startedAt);
     } finally {
-      clearInterval(heartbeat);
+      renewer.remove(attemptId);
       inFlight.delete(attemptId);
       ctx.activity.attemptsInFlight = inFlight.size;
       release();
     }
+  }
+
+  /** Enqueues what finalizeAttempt picked; on a Redis failure the run's dispatcher is asked again (the reconciler is the last resort). */
+  async function enqueueRefill(runId: string, next: Picked): Promise<void> {
+    await enqueuePicked(ctx.queues, runId, next, logger).catch(async (error) => {
+      logger.warn({ runId, err: errorMessage(error) }, 'enqueue after attempt failed');
+      await enqueueRunDispatch(ctx.queues, runId).catch(() => undefined);
+    });
   }
 
   /**
@@ -307,7 +278,12 @@ export function createAttemptProcessor(ctx: WorkerContext) {
           logger.info({ attemptId, why }, 'attempt released');
           return { released: true };
         }
-        const options = { ...holder, retryBackoffMs: config.retryBackoffMs, startedAt };
+        const options = {
+          ...holder,
+          retryBackoffMs: config.retryBackoffMs,
+          startedAt,
+          dispatch: dispatchLimitsOf(config),
+        };
         if (handBack === 'engine') {
           const requeued = await requeueAttempt(db, attemptId, token, result, {
             ...options,
@@ -330,8 +306,15 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         ctx.database.succeeded();
         if (written.kind === 'stale') return await discardStale(entry, token, result, startedAt);
         afterResultWritten(ctx, attemptId, entry.runId, result, written); // metrics, webhook wake (metrics/attempt-results.ts)
-        logger.info({ attemptId, ...written }, 'attempt result written');
-        return written;
+        if (written.kind === 'retry') {
+          logger.info({ attemptId, ...written }, 'attempt result written');
+          return written;
+        }
+        const { next, ...outcome } = written;
+        logger.info({ attemptId, ...outcome }, 'attempt result written');
+        // the freed slot was refilled in the result's transaction: hand its picks to the queue
+        if (next) await enqueueRefill(entry.runId, next);
+        return { ...outcome, refilled: Boolean(next) };
       } catch (error) {
         if (!ctx.database.failed(error)) throw error;
         if (shutdownAt !== null && Date.now() - shutdownAt > config.drainMs + 5_000) {
@@ -463,7 +446,8 @@ export const attemptModule: QueueModule = {
         let ran = true;
         try {
           const outcome = await processor.execute(attemptId, runId);
-          ran = !isHandedOver(outcome);
+          // a written result refilled its slot in its own transaction (finalizeAttempt)
+          ran = !isHandedOver(outcome) && !isRefilled(outcome);
           return outcome;
         } finally {
           // fill the freed slot at once (in-process: no queue round trip): the one dispatcher
@@ -482,6 +466,8 @@ export const attemptModule: QueueModule = {
         // This job id is free again: if the attempt was handed back to the queue while its job was
         // still active (a retry with no backoff, a release), enqueue it now.
         const { attemptId, runId } = AttemptJob.parse(job.data);
+        // a written result is final (a retry is `retry`, not `written`): nothing can be handed back
+        if (isWritten(job.returnvalue)) return;
         const attempt = await ctx.db.attempt.findUnique({
           where: { id: attemptId },
           select: { status: true, dispatchedAt: true },

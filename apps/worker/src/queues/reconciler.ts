@@ -1,7 +1,7 @@
 // The reconciler (ARCHITECTURE invariant 1): a loop in every worker process, not a repeatable job,
 // so it survives Redis losing its data. Each pass:
-//   - runs the dispatcher for every active run (re-creates lost run-dispatch jobs and delayed
-//     retry wake-ups);
+//   - runs the dispatcher for every active run that has room or waits (re-creates lost
+//     run-dispatch jobs and delayed retry wake-ups; a full run refills itself as slots free);
 //   - re-enqueues attempts Postgres says are due but Redis does not hold: dispatched-but-queued
 //     ones, and running ones whose lease expired (their worker died: its BullMQ job is either gone
 //     or still "active" with its lock expired, which is removed first); running attempts of a
@@ -12,7 +12,7 @@
 // until the database has answered for one lease period (db-health.ts): live holders renew first.
 // (The worker's own liveness row is written by the presence loop, queues/presence.ts.)
 // Every step is idempotent, so any number of workers may reconcile at once.
-import { dispatchRun, enqueueAttempt } from '../attempts/dispatch.ts';
+import { dispatchRun, enqueueAttempt, runsToDispatch } from '../attempts/dispatch.ts';
 import { lockRunOfAttempt } from '../attempts/lease.ts';
 import { ACTIVE_RUN_STATUSES } from '../attempts/placement.ts';
 import { cancelAttemptTx, completeRunIfDone } from '../attempts/run-completion.ts';
@@ -54,13 +54,8 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
     report.cancelled++;
   }
 
-  const active = await db.run.findMany({
-    where: { status: { in: ACTIVE_RUN_STATUSES } },
-    select: { id: true },
-    orderBy: { createdAt: 'asc' },
-  });
-  for (const run of active) {
-    await dispatchRun(db, queues, run.id, logger, dispatchLimitsOf(ctx.config));
+  for (const runId of await runsToDispatch(db)) {
+    await dispatchRun(db, queues, runId, logger, dispatchLimitsOf(ctx.config));
     report.runsDispatched++;
   }
 
@@ -71,7 +66,14 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
     WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
       AND ((a.status = 'queued' AND a.dispatched_at IS NOT NULL)
         OR (${trustExpiry} AND a.status = 'running' AND (a.lease_expires_at IS NULL OR a.lease_expires_at <= now())))`;
+  // the queue's job ids in one read (not a lookup per attempt: thousands are dispatched and waiting)
+  const onTheirWay = new Set(
+    due.length
+      ? await queues.attempt.getRanges(['waiting', 'prioritized', 'delayed', 'active', 'paused'], 0, -1)
+      : [],
+  );
   for (const row of due) {
+    if (!row.running && onTheirWay.has(row.id)) continue;
     const before = await queues.attempt.getJob(row.id);
     let state = before ? await before.getState() : 'missing';
     if (before && state === 'active' && row.running) {

@@ -42,7 +42,18 @@ describe('osmosis completion', () => {
     expect(complete(script, ['osmosis', 'benchmark', 'runs', 'stop', 'my-run', '--y'])).toEqual(['--yes']);
     expect(complete(script, ['osmosis', '--js'])).toEqual(['--json']);
     expect(complete(script, ['osmosis', 'nothing', ''])).toEqual(
-      ['auth', 'benchmark', 'completion', 'init', 'member', 'secret', 'token', 'webhook', 'workspace'].sort(),
+      [
+        'auth',
+        'benchmark',
+        'completion',
+        'init',
+        'member',
+        'secret',
+        'token',
+        'webhook',
+        'workers',
+        'workspace',
+      ].sort(),
     );
   });
 

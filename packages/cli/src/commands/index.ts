@@ -59,6 +59,11 @@ export const commandGroups: CommandGroup[] = [
     load: () => import('./webhook.ts'),
   },
   {
+    name: 'workers',
+    summary: 'Worker processes (admins): state, engine, slots, resources advertised and reserved',
+    load: () => import('./workers.ts'),
+  },
+  {
     name: 'completion',
     summary: 'Print a shell completion script: bash, zsh or fish',
     load: () => import('./completion.ts'),

@@ -1,0 +1,80 @@
+// One child process of bench/dispatch-scale.ts: `--count` simulated workers (real startWorker:
+// BullMQ attempt and run-dispatch workers, presence loop, leases and reservations) sharing this
+// process's own Prisma pool, with a stand-in executor that only sleeps. The first worker of the
+// first process also runs the reconciler. Prints one JSON line `{"ready":n}` once every worker
+// is up; on SIGTERM closes them and prints `{"cpu":{user,system},"pool":n}` (seconds) before
+// exiting, so the parent can put this process's CPU beside the others' (counted from SIGUSR1,
+// the start of the measured window).
+import { parseArgs } from 'node:util';
+import { createDb } from '@osmosis/db';
+import { workerConfig } from '../apps/worker/src/config.ts';
+import { QUEUE_MODULES } from '../apps/worker/src/queues/index.ts';
+import { testLogger } from '../apps/worker/src/testing/fixtures.ts';
+import { type RunningWorker, startWorker } from '../apps/worker/src/worker.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    database: { type: 'string' },
+    redis: { type: 'string' },
+    prefix: { type: 'string' },
+    /** index of this process (worker ids sim-<process>-<i>) */
+    index: { type: 'string', default: '0' },
+    count: { type: 'string' },
+    slots: { type: 'string' },
+    pool: { type: 'string' },
+    'sleep-min': { type: 'string' },
+    'sleep-max': { type: 'string' },
+    'workspace-max': { type: 'string', default: '1000' },
+  },
+});
+const index = Number(args.index);
+const SLEEP_MIN = Number(args['sleep-min']);
+const SLEEP_MAX = Number(args['sleep-max']);
+const slots = Number(args.slots);
+
+const db = createDb(String(args.database), Number(args.pool));
+const modules = QUEUE_MODULES.filter((m) => ['run-dispatch', 'attempt', 'presence'].includes(m.name));
+const reconciler = QUEUE_MODULES.filter((m) => m.name === 'reconciler');
+const logger = testLogger();
+let cpu0 = process.cpuUsage();
+const workers: RunningWorker[] = [];
+for (let i = 0; i < Number(args.count); i++) {
+  const config = workerConfig({
+    databaseUrl: args.database,
+    redisUrl: args.redis,
+    queuePrefix: args.prefix,
+    workerId: `sim-${index}-${i}`,
+    concurrency: slots,
+    workerCpus: slots,
+    workerMemoryMb: slots * 512,
+    workspaceMaxConcurrentAttempts: Number(args['workspace-max']),
+    dataDir: '/tmp/osmosis-bench-dispatch',
+  });
+  workers.push(
+    await startWorker(config, {
+      db,
+      logger,
+      reaper: null,
+      engineProbe: null,
+      taskFiles: async () => '/nonexistent',
+      modules: index === 0 && i === 0 ? [...modules, ...reconciler] : modules,
+      executor: async () => {
+        await new Promise((r) => setTimeout(r, SLEEP_MIN + Math.random() * (SLEEP_MAX - SLEEP_MIN)));
+        return { outcome: 'passed', reward: 1 };
+      },
+    }),
+  );
+}
+process.stdout.write(`${JSON.stringify({ ready: workers.length })}\n`);
+
+// the measured window starts: CPU is counted from here
+process.on('SIGUSR1', () => {
+  cpu0 = process.cpuUsage();
+});
+process.on('SIGTERM', async () => {
+  const cpu = process.cpuUsage(cpu0);
+  await Promise.allSettled(workers.map((w) => w.close()));
+  await db.$disconnect();
+  process.stdout.write(`${JSON.stringify({ cpu: { user: cpu.user / 1e6, system: cpu.system / 1e6 } })}\n`);
+  process.exit(0);
+});
