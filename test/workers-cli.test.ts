@@ -45,11 +45,12 @@ beforeAll(async () => {
   await api.db.workerHeartbeat.create({
     data: { id: 'old-host', hostname: 'rack-b', pid: 12, livenessMs: 600_000, capacity: 4 },
   });
-  // two running attempts leased to gpu-host-1 hold 1.5 + 2 cpus, 3000 + 1000 MB and GPUs 1 and GPU-8f1e
+  // two running attempts leased to gpu-host-1 hold 1.5 + 2 cpus, 3000 + 1000 MB and GPUs 1, then 0
+  // and GPU-8f1e (an attempt with two GPUs counts its cpus and memory once)
   const run = await seedRun(api.db, { tasks: 3 });
   const held = [
     { cpus: 1.5, memory: 3000, gpus: ['1'] },
-    { cpus: 2, memory: 1000, gpus: ['GPU-8f1e'] },
+    { cpus: 2, memory: 1000, gpus: ['0', 'GPU-8f1e'] },
   ];
   for (const [i, h] of held.entries()) {
     await api.db.attempt.update({
@@ -78,7 +79,7 @@ describe('osmosis workers', () => {
     const line = (id: string) => human.stdout.split('\n').find((l) => l.startsWith(id)) ?? '';
     expect(human.stdout).toMatch(/^Worker\s+State\s+Host\s+Engine\s+Slots\s+CPUs\s+Memory\s+GPUs/);
     expect(line('gpu-host-1')).toMatch(
-      /gpu-host-1\s+live\s+rack-a\s+up\s+2 \/ 8\s+3\.5 \/ 16\s+4000 \/ 64000 MB\s+2 \/ 3 \(held: 1,GPU-8f1e; free: 0\)/,
+      /gpu-host-1\s+live\s+rack-a\s+up\s+2 \/ 8\s+3\.5 \/ 16\s+4000 \/ 64000 MB\s+3 \/ 3 \(held: 0,1,GPU-8f1e; free: none\)/,
     );
     // advertises nothing (a worker of an older version): empty cells, not zeros
     expect(line('old-host')).toMatch(/old-host\s+live\s+rack-b\s+unknown\s+0 \/ 4\s+–\s+–\s+–/);
@@ -95,7 +96,7 @@ describe('osmosis workers', () => {
       cpus: 16,
       memory_mb: 64_000,
       gpus: ['0', '1', 'GPU-8f1e'],
-      reserved: { cpus: 3.5, memory_mb: 4000, gpus: expect.arrayContaining(['1', 'GPU-8f1e']) },
+      reserved: { cpus: 3.5, memory_mb: 4000, gpus: ['0', '1', 'GPU-8f1e'] },
     });
   });
 

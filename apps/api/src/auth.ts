@@ -14,11 +14,7 @@ import { parseBearer, shouldTouchLastUsed } from '@osmosis/core';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { ApiError } from './errors.ts';
 import { type AuthFailureLimiter, tokenPrefixOf } from './rate-limit.ts';
-import {
-  type ResolvedToken,
-  type ResolveResult,
-  resolveApiToken,
-} from './services/tokens.ts';
+import { type ResolvedToken, type ResolveResult, resolveApiToken } from './services/tokens.ts';
 
 export interface AuthContext {
   user: { id: string; email: string; displayName: string | null };

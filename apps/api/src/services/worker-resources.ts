@@ -6,8 +6,10 @@ import { Prisma } from '@osmosis/db';
 /** SQL columns for the worker row `w` (add to its SELECT). */
 export const WORKER_RESOURCE_COLUMNS = Prisma.sql`w.cpus, w.memory_mb, w.gpu_ids,
   (SELECT json_build_object('cpus', coalesce(sum(a.reserved_cpus), 0), 'memory_mb', coalesce(sum(a.reserved_memory_mb), 0),
-     'gpus', coalesce(array_agg(g.id) FILTER (WHERE g.id IS NOT NULL), ARRAY[]::text[]))
-   FROM attempts a LEFT JOIN LATERAL unnest(a.reserved_gpu_ids) AS g(id) ON true
+     -- the GPU ids flattened apart from the sums: joined in, an attempt's cpus would count once per GPU
+     'gpus', ARRAY(SELECT g.id FROM attempts b, unnest(b.reserved_gpu_ids) AS g(id)
+                   WHERE b.status = 'running' AND b.lease_owner = w.id ORDER BY g.id))
+   FROM attempts a
    WHERE a.status = 'running' AND a.lease_owner = w.id) AS reserved`;
 
 export interface WorkerResourceColumns {
