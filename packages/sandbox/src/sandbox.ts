@@ -365,16 +365,20 @@ export class Sandbox {
     );
   }
 
-  /** A file's bytes, or null when it does not exist (or is not a regular file). */
-  async getFile(containerPath: string, maxBytes = 64 * 1024 * 1024): Promise<Buffer | null> {
-    let archive: NodeJS.ReadableStream;
+  /** The engine's tar stream of a container path, or null when the path does not exist. */
+  async #archiveOf(containerPath: string): Promise<NodeJS.ReadableStream | null> {
     try {
-      archive = await this.#container.getArchive({ path: containerPath });
+      return await this.#container.getArchive({ path: containerPath });
     } catch (error) {
       if (statusOf(error) === 404) return null;
       throw error;
     }
-    return readOneFile(archive, containerPath, maxBytes);
+  }
+
+  /** A file's bytes, or null when it does not exist (or is not a regular file). */
+  async getFile(containerPath: string, maxBytes = 64 * 1024 * 1024): Promise<Buffer | null> {
+    const archive = await this.#archiveOf(containerPath);
+    return archive ? readOneFile(archive, containerPath, maxBytes) : null;
   }
 
   /**
@@ -386,14 +390,8 @@ export class Sandbox {
     hostDir: string,
     limits: { maxBytes?: number; maxFiles?: number; filter?: (relPath: string) => boolean } = {},
   ): Promise<ExtractedFile[]> {
-    let archive: NodeJS.ReadableStream;
-    try {
-      archive = await this.#container.getArchive({ path: containerDir.replace(/\/+$/, '') || '/' });
-    } catch (error) {
-      if (statusOf(error) === 404) return [];
-      throw error;
-    }
-    return extractTar(archive, hostDir, { stripComponents: 1, ...limits });
+    const archive = await this.#archiveOf(containerDir.replace(/\/+$/, '') || '/');
+    return archive ? extractTar(archive, hostDir, { stripComponents: 1, ...limits }) : [];
   }
 
   /**
@@ -405,14 +403,8 @@ export class Sandbox {
     hostDir: string,
     limits: { maxBytes?: number; maxFiles?: number } = {},
   ): Promise<ExtractedFile[]> {
-    let archive: NodeJS.ReadableStream;
-    try {
-      archive = await this.#container.getArchive({ path: containerPath.replace(/\/+$/, '') || '/' });
-    } catch (error) {
-      if (statusOf(error) === 404) return [];
-      throw error;
-    }
-    return extractTar(archive, hostDir, { stripComponents: 0, ...limits });
+    const archive = await this.#archiveOf(containerPath.replace(/\/+$/, '') || '/');
+    return archive ? extractTar(archive, hostDir, { stripComponents: 0, ...limits }) : [];
   }
 
   /** Kills everything in the sandbox now (SIGKILL to the container); destroy() still follows. */

@@ -1,7 +1,7 @@
 // Ending work: cancelling an attempt and ending a run whose attempts have all ended. Callers hold
 // the run row's lock (lease.ts lockRunOfAttempt), like every writer of attempts.
 import { type RunStatusName, runEndStep } from '@osmosis/contracts';
-import { acceptsAttempts, ENVIRONMENT_ERROR_CLASSES, runCompletion } from '@osmosis/core';
+import { type AttemptTally, acceptsAttempts, ENVIRONMENT_ERROR_CLASSES, runCompletion } from '@osmosis/core';
 import { appendRunEvent, type Prisma } from '@osmosis/db';
 import type { ExecutionResult } from './executor.ts';
 import { phaseColumns } from './result-columns.ts';
@@ -46,36 +46,19 @@ export async function completeRunIfDone(tx: Tx, runId: string): Promise<string |
   const open = await tx.$queryRaw<{ open: boolean }[]>`
     SELECT EXISTS (SELECT 1 FROM attempts WHERE run_id = ${runId}::uuid AND status IN ('queued', 'running')) AS open`;
   if (open[0]?.open) return status;
-  const tallies = await tx.$queryRaw<
-    {
-      total: number;
-      open: number;
-      passed: number;
-      failed: number;
-      errored: number;
-      cancelled: number;
-      env_errored: number;
-    }[]
-  >`
+  // the tally columns named as core's AttemptTally, so the row is the rule's input as it comes
+  const tallies = await tx.$queryRaw<AttemptTally[]>`
     SELECT count(*)::int AS total,
       count(*) FILTER (WHERE status IN ('queued', 'running'))::int AS open,
       count(*) FILTER (WHERE outcome = 'passed')::int AS passed,
       count(*) FILTER (WHERE outcome = 'failed')::int AS failed,
       count(*) FILTER (WHERE outcome = 'errored')::int AS errored,
       count(*) FILTER (WHERE outcome = 'cancelled')::int AS cancelled,
-      count(*) FILTER (WHERE outcome = 'errored' AND error_class = ANY(${[...ENVIRONMENT_ERROR_CLASSES]}))::int AS env_errored
+      count(*) FILTER (WHERE outcome = 'errored' AND error_class = ANY(${[...ENVIRONMENT_ERROR_CLASSES]}))::int AS "environmentErrored"
     FROM attempts WHERE run_id = ${runId}::uuid`;
   const t = tallies[0];
   if (!t) return status;
-  const done = runCompletion({
-    total: t.total,
-    open: t.open,
-    passed: t.passed,
-    failed: t.failed,
-    errored: t.errored,
-    cancelled: t.cancelled,
-    environmentErrored: t.env_errored,
-  });
+  const done = runCompletion(t);
   if (!done) return status;
   await tx.run.update({
     where: { id: runId },
