@@ -27,50 +27,41 @@
 // transactions per attempt (pg_stat_database, the bench's own polling subtracted); core count
 // and load average.
 //
-// Figures, 2026-12-01 03:29 UTC, 2 cores shared with four other engineers' tests and benches
-// (load average 9.8 at the start, 13-15 during c=1..8, 28 at the end of c=16: compare each
-// level's ratio, measured in the same minutes, not absolute times). `node
-// bench/platform-throughput.ts 8 1,2,4,8,16` at 32f5c7a:
-//   concurrency  attempts  platform/s  bare/s  platform/bare
-//        1           8       0.18       0.18      0.99
-//        2           8       0.30       0.39      0.77
-//        4           8       0.35       0.38      0.92
-//        8          16       0.42       0.50      0.85
-//       16          32       0.57       0.82      0.70
-//   per-attempt time at c=1: platform median 5669 ms (p90 6434), bare 5903 (p90 7327): 0.96×
+// Figures, 2026-12-01 04:29 UTC, 2 cores, nothing else running (load average 0.5 at the start,
+// 16.7 at the end of c=16), after the dispatch and pipeline changes of that day (batched lease
+// renewals, one-query execution rows, refill in the result's transaction; no pre-start /logs
+// upload, no sweep exec on an idle sandbox, events stored once a second). `node
+// bench/platform-throughput.ts 8 1,2,4,8,16`:
+//   concurrency  attempts  platform/s  bare/s  platform/bare   (aim >= 0.85)
+//        1           8       0.81       0.88      0.92
+//        2           8       1.00       1.15      0.87
+//        4           8       0.87       0.92      0.95
+//        8          16       0.98       1.04      0.95
+//       16          32       0.89       0.98      0.90
+//   per-attempt time at c=1: platform median 1143 ms (p90 1267), bare 1091 (p90 1246): 1.05×
 //   CPU ms per attempt     api  worker  postgres  engine
-//     c=1  platform        114    293      178      421
-//     c=1  bare             60    128       16      433   (bare: the idle API and worker)
-//     c=4  platform         51    232      167      398
-//     c=4  bare             24     46       14      402
-//     c=16 platform         16    134      127      298
+//     c=1  platform         24    125       39      208
+//     c=1  bare             11     18        8      229   (bare: the idle API and worker)
+//     c=4  platform         26    141      103      303
+//     c=16 platform         21    114       82      326
 //     c=16 bare              8     15        6      351
-//   Postgres transactions per attempt (API and worker): 39.8, 33.1, 33.9, 39.1, 47.5 at c=1..16
+//   Postgres transactions per attempt (API and worker): 16.1, 14.9, 12.8, 13.2, 15.9 at c=1..16
+//   (39.8-47.5 before, measured under load)
 //   phases, median ms   c=1    c=16
-//     dispatch           99     -      (due → dispatched_at; only measurable one at a time)
-//     lease              76    259     (dispatched_at → started_at)
-//     load              157   1403     (started_at → first pipeline event: rows, task files, secrets)
-//     image               9      3     (ensureImage: one inspect)
-//     sandbox_create   2216  10511     (create, start)
+//     lease              36    144     (dispatched_at → started_at)
+//     load               19    746     (started_at → first pipeline event: rows, task files, secrets)
+//     image               2      6     (ensureImage: one inspect)
+//     sandbox_create    503   7153     (create, start)
 //     agent, setup        0      0     (nop)
-//     sweep              10     71     (the cgroup's task count, the storage measure)
-//     copy_in           786   4333     (tests/ and the /logs folders as one tar)
-//     verifier_exec     552   1313
-//     collect           649   3229     (/logs as one tar, extracted, scrubbed)
-//     teardown          697   2062     (force remove)
-//     finalize           35    249     (last event → finished_at: artifacts stored, result written)
-// Another run of the same code minutes earlier (one side after the other, load 8 → 26): 0.53,
-// 1.07, 0.88, 0.79, 1.35 — on this machine today a level's ratio moves by ±0.2 between runs.
-// What changed (this branch): the engine now works no more per attempt for the platform than for
-// the bare side (c=1 421 against 433 ms, c=16 298 against 351; before: 274 against 230 on a
-// quiet machine, 861 against 278 at load 12). Gone from each attempt: the pre-start archive
-// upload of the /logs folders (the engine mounted the stopped container and ran its untar
-// helper) and the stray-process sweep's exec on a sandbox whose cgroup holds only docker-init
-// and its keeper (a sweep 122 ms → 10 ms at c=1). What is left of the gap is the CPU of the
-// platform's own processes on two shared cores: worker 134-293 ms and Postgres 127-178 ms per
-// attempt, 33-48 transactions per attempt (in a V8 profile of the worker, pg and Prisma are 55%
-// of its busy time: the lease renewal every OSMOSIS_HEARTBEAT_MS per attempt in flight, the
-// dispatch and lease transactions, one artifact row per file, the run-completion checks).
+//     sweep               3    146     (the cgroup's task count, the storage measure)
+//     copy_in           136   2851     (tests/ and the /logs folders as one tar)
+//     verifier_exec     116   1072
+//     collect           158   2607     (/logs as one tar, extracted, scrubbed)
+//     teardown          149   1178     (force remove)
+//     finalize           15    526     (last event → finished_at: artifacts stored, result written)
+// Before that day (quiet machine): 0.72, 0.75, 0.77, 0.82, 0.81 and 1.36× per attempt; the sweep
+// took 122 ms and the /logs upload was part of a 771 ms sandbox create. Under other load a
+// level's ratio moves by about ±0.2 between runs (halves run platform, bare, bare, platform).
 //
 //   cd /work/main && source scripts/env.sh && scripts/services.sh start
 //   node bench/platform-throughput.ts [attempts-per-level=16] [levels=1,2,4,8,16] [--compose]
