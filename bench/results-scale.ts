@@ -64,6 +64,12 @@
 // the comparison 81 ms (its SQL: tallies grouped 10 ms, differing tasks 20 ms; its statistics
 // 10 ms), the retry preview 3 ms; all but the results run side by side.
 //
+// The same code on a quiet machine (2026-12-01 04:33 UTC, nothing else running, load average
+// 2.5 → 7; --reps 7; medians, ms, 30,000 / 300,000): runs info 113.9 / 170.1, run results
+// 13.2 / 14.9, runs list 14.4 / 13.9, leaderboard 15.9 / 15.9, logs page 11.0 / 11.9 (next
+// cursor 10.3 / 12.2), run page grid page 1 58.2 / 78.0 (page 20 73.2, errored page 3 79.6 at
+// 300,000; 3.3× the 50-attempt page), results.csv RSS 171→216 / 174→250 MiB: every aim met.
+//
 //   cd /work/main && source scripts/env.sh && scripts/services.sh start
 //   node bench/results-scale.ts [30000] [300000] [--reps 15] [--chromium] [--keep]
 import { type ChildProcess, spawn } from 'node:child_process';
