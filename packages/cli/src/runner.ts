@@ -1,13 +1,16 @@
 // Runs one `osmosis` invocation: global options, the env file, lazy command groups, error
 // rendering, exit code. Exit codes are upstream's (osmosis_ai/cli/main.py): 0 success (also a
 // declined confirmation and help), 1 every handled error, 2 only a bad command line, 130 Ctrl-C.
-import { Command, CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { commandGroups } from './commands/index.ts';
 import { type CliIO, commandPath, cwdOf, processIO, setCurrentIO } from './context.ts';
 import { chooseEnvFile, loadEnvFile } from './env-file.ts';
 import { CliError, toCliError } from './errors.ts';
 import { pendingExitCode, printError, setExitCode } from './output.ts';
+import { buildProgram } from './program.ts';
 import { cliVersion } from './version.ts';
+
+export { buildProgram };
 
 /** Global options that take a value (so the pre-scan can skip their values). */
 const VALUE_OPTIONS = new Set(['--platform', '--workspace', '--env-file']);
@@ -44,38 +47,6 @@ export function globalOptionValue(argv: readonly string[], name: string): string
 function hasFlag(argv: readonly string[], flag: string): boolean {
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).includes(flag);
-}
-
-export function buildProgram(io: CliIO, captureErr: (text: string) => void): Command {
-  const program = new Command('osmosis')
-    .description('Osmosis: run benchmarks of AI agents on your own platform')
-    .version(cliVersion(), '-V, --version', 'print the CLI version')
-    .option('--json', 'machine output: one JSON envelope per line on stdout, errors as JSON on stderr')
-    .option(
-      '--plain',
-      'low-noise text for pipelines: tab-separated rows, `Label: value` details; never prompts',
-    )
-    .option(
-      '--env-file <path>',
-      'load environment variables from this dotenv file (default: the nearest .env)',
-    )
-    .option('--platform <url>', 'platform URL (default: $OSMOSIS_PLATFORM_URL or http://127.0.0.1:8787)')
-    .option('--workspace <name>', 'use the stored login for this workspace')
-    .helpOption('-h, --help', 'show help')
-    .configureHelp({ showGlobalOptions: true })
-    .addHelpText(
-      'after',
-      '\nCredentials: OSMOSIS_TOKEN, else the login stored by `osmosis auth login` (inside a git repository whose\n' +
-        'origin is linked to a workspace, that workspace’s login).\n' +
-        'Exit codes: 0 success, 1 any handled error or a partial result, 2 bad command line, 130 interrupted.',
-    )
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => captureErr(text),
-      outputError: () => {},
-    });
-  return program;
 }
 
 /** Run the CLI with `argv` (without node and script); resolves to the process exit code. */

@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import { contextOf } from '../context.ts';
 import { CliError } from '../errors.ts';
-import { commandGroups } from './index.ts';
+import { buildProgram } from '../program.ts';
+import { featureGroups } from './groups.ts';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -25,7 +26,8 @@ function walk(command: Command, prefix: string, tree: CommandTree): void {
 
 /** Loads every command group into `program` and describes the result. */
 export async function commandTree(program: Command): Promise<CommandTree> {
-  for (const group of commandGroups) (await group.load()).register(program);
+  for (const group of featureGroups) (await group.load()).register(program);
+  register(program);
   const tree: CommandTree = { paths: new Map() };
   walk(program, '', tree);
   return tree;
@@ -123,7 +125,6 @@ export function register(program: Command): void {
         });
       const ctx = contextOf(cmd);
       // a program of its own with every group loaded (the running one loads only this group)
-      const { buildProgram } = await import('../runner.ts');
       const tree = await commandTree(buildProgram(ctx.io, () => undefined));
       ctx.io.stdout.write(completionScript(shell as Shell, tree));
     });
