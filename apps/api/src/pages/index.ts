@@ -16,7 +16,7 @@
 // and the routes' role rules (assertRole), so every number, error and refusal is the API's; the
 // stream is the /v1 stream's own code (serveRunStream), with the session's workspace.
 import fastifyCsrf from '@fastify/csrf-protection';
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { authContextOf } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { AuthFailureLimiter, tokenPrefixOf } from '../rate-limit.ts';
@@ -221,18 +221,16 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
     );
 
     // downloads: the file the /v1 download route serves (services/run-files.ts), as an attachment
-    const proxyDownload = async (request: FastifyRequest, reply: FastifyReply, name: string, path: string) =>
-      sendDownload(reply, ctxOf(request), request.log, name, path);
     signed.get('/runs/:name/files/:file', hide, async (request, reply) => {
       const { name, file } = request.params as { name: string; file: string };
       if (!['summary.csv', 'results.csv', 'logs.txt'].includes(file))
         throw new PageError(404, 'no such file');
-      return proxyDownload(request, reply, name, file);
+      return sendDownload(reply, ctxOf(request), request.log, name, file);
     });
     signed.get('/runs/:name/attempts/:id/artifacts/*', hide, async (request, reply) => {
       const { name, id } = request.params as { name: string; id: string };
       const rest = (request.params as Record<string, string>)['*'] ?? '';
-      return proxyDownload(request, reply, name, `artifacts/${id.toLowerCase()}/${rest}`);
+      return sendDownload(reply, ctxOf(request), request.log, name, `artifacts/${id.toLowerCase()}/${rest}`);
     });
     signed.get('/runs/:name/attempts/:id', hide, async (request, reply) => {
       const { name, id } = request.params as { name: string; id: string };
