@@ -258,7 +258,23 @@ async function main() {
     );
     await queues.close();
   } finally {
-    for (const child of children) if (child.proc.exitCode === null) child.proc.kill('SIGKILL');
+    // a child told to stop exits by itself (its last act may be writing a --cpu-prof profile)
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.proc.exitCode !== null) return resolve();
+            const timer = setTimeout(() => {
+              child.proc.kill('SIGKILL');
+              resolve();
+            }, 5_000);
+            child.proc.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          }),
+      ),
+    );
     await db.$disconnect();
     redis.disconnect();
     if (!args.keep) await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -4,23 +4,10 @@
 // what its config says; the dispatcher keeps the workspace within the limit at run time.
 import type { RunConfig, WorkspaceLimitExceededDetails, WorkspaceLimits } from '@osmosis/contracts';
 import { effectiveWorkspaceLimit } from '@osmosis/core';
-import type { Db } from '@osmosis/db';
+import { type Db, workspaceAttemptsInFlight } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
 
 const OPERATOR_SETTING = 'OSMOSIS_WORKSPACE_MAX_CONCURRENT_ATTEMPTS';
-
-/**
- * Attempts of the workspace's runs in flight now: running, or handed to the queue and not yet
- * started — the dispatcher's own count of a run's attempts in flight, summed over the workspace.
- */
-export async function workspaceAttemptsInFlight(db: Db, workspaceId: string): Promise<number> {
-  const rows = await db.$queryRaw<{ in_flight: number }[]>`
-    SELECT count(*)::int AS in_flight
-    FROM attempts a JOIN runs r ON r.id = a.run_id
-    WHERE r.workspace_id = ${workspaceId}::uuid
-      AND (a.status = 'running' OR (a.status = 'queued' AND a.dispatched_at IS NOT NULL))`;
-  return rows[0]?.in_flight ?? 0;
-}
 
 /** The workspace's limits as GET /v1/workspace/limits shows them. */
 export async function readWorkspaceLimits(

@@ -18,7 +18,7 @@
 // another's first attempts waiting either.
 import type { RunStatusName } from '@osmosis/contracts';
 import { DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS } from '@osmosis/core';
-import { appendRunEvent, type Db, type Prisma } from '@osmosis/db';
+import { appendRunEvent, type Db, Prisma, runInFlightCount } from '@osmosis/db';
 import type { Queues } from '@osmosis/queues';
 import type { Logger } from 'pino';
 import { enforceBudget } from './budget.ts';
@@ -90,15 +90,13 @@ export async function pickForRun(
   }
   if (!options.budgetChecked && (await enforceBudget(tx, runId)))
     return { ids: [], inFlight: 0, nextDueAt: null, status: run.status };
-  // each part from an index (attempts_run_id_status_dispatched_at_idx, attempts_run_id_not_before_idx),
-  // not a pass over all of the run's attempts
+  // each part from a partial index (attempts_in_flight_idx, attempts_backoff_idx): the rows in
+  // flight and in backoff, never the run's queued backlog
   const counts = await tx.$queryRaw<{ in_flight: number; next_due: Date | null }[]>`
-    SELECT
-      ((SELECT count(*) FROM attempts WHERE run_id = ${runId}::uuid AND status = 'running')
-        + (SELECT count(*) FROM attempts
-           WHERE run_id = ${runId}::uuid AND status = 'queued' AND dispatched_at IS NOT NULL))::int AS in_flight,
+    SELECT ${runInFlightCount(Prisma.sql`${runId}::uuid`)}::int AS in_flight,
       (SELECT min(not_before) FROM attempts
-       WHERE run_id = ${runId}::uuid AND not_before > now() AND status = 'queued' AND dispatched_at IS NULL) AS next_due`;
+       WHERE run_id = ${runId}::uuid AND status = 'queued' AND dispatched_at IS NULL
+         AND not_before IS NOT NULL AND not_before > now()) AS next_due`;
   const inFlight = counts[0]?.in_flight ?? 0;
   let take = run.max_concurrent_attempts - inFlight;
   let ids: { id: string; slot: number }[] = [];
@@ -190,9 +188,7 @@ export async function runsToDispatch(db: Db): Promise<string[]> {
     SELECT r.id::text AS id FROM runs r
     WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
       AND (r.status = 'pending' OR r.waiting_reason IS NOT NULL
-        OR r.max_concurrent_attempts > (
-          SELECT count(*) FROM attempts a WHERE a.run_id = r.id
-            AND (a.status = 'running' OR (a.status = 'queued' AND a.dispatched_at IS NOT NULL))))
+        OR r.max_concurrent_attempts > ${runInFlightCount(Prisma.sql`r.id`)})
     ORDER BY r.created_at`;
   return rows.map((r) => r.id);
 }

@@ -1,7 +1,7 @@
 // What an execution needs of its attempt's rows (the run and its benchmark's judge, the agent, the
 // task), read in one statement once the lease is taken: one round trip per start instead of one
 // per relation.
-import type { Db } from '@osmosis/db';
+import { type Db, Prisma, queryRows } from '@osmosis/db';
 import type { AttemptExecution } from './executor.ts';
 
 export interface ExecutionRow {
@@ -13,7 +13,9 @@ export interface ExecutionRow {
 
 /** The attempt's execution rows; throws when the attempt is gone. */
 export async function loadExecutionRow(db: Db, attemptId: string): Promise<ExecutionRow> {
-  const rows = await db.$queryRaw<ExecutionRow[]>`
+  const rows = await queryRows<ExecutionRow>(
+    db,
+    Prisma.sql`
     SELECT a.index,
       json_build_object('id', r.id, 'name', r.name, 'workspaceId', r.workspace_id, 'createdById', r.created_by_id,
         'timeoutMultiplier', r.timeout_multiplier, 'passThreshold', r.pass_threshold, 'judgeModel', r.judge_model,
@@ -24,7 +26,8 @@ export async function loadExecutionRow(db: Db, attemptId: string): Promise<Execu
         'config', t.config, 'instruction', t.instruction, 'storageKey', t.storage_key) AS task
     FROM attempts a JOIN runs r ON r.id = a.run_id JOIN benchmarks b ON b.id = r.benchmark_id
       JOIN run_agents g ON g.id = a.agent_id JOIN tasks t ON t.id = a.task_id
-    WHERE a.id = ${attemptId}::uuid`;
+    WHERE a.id = ${attemptId}::uuid`,
+  );
   const row = rows[0];
   if (!row) throw new Error(`attempt ${attemptId} not found`);
   return row;

@@ -26,3 +26,49 @@ export function usageOf(result: ExecutionResult) {
     judge_cost_usd: result.judgeCostUsd ?? null,
   };
 }
+
+/** The `attempt.started` event: a start, or the re-run of an attempt whose holder's lease expired. */
+export function startedEvent(
+  runId: string,
+  attemptId: string,
+  start: { workerId: string; tryNumber: number; token: number; expiredHolder?: string | null },
+): NewRunEvent {
+  const rerun = start.expiredHolder !== undefined;
+  return {
+    runId,
+    attemptId,
+    level: rerun ? 'warn' : 'info',
+    step: 'attempt.started',
+    message: rerun
+      ? `attempt re-run by ${start.workerId}: the lease of ${start.expiredHolder ?? 'its worker'} expired`
+      : `attempt started on ${start.workerId} (try ${start.tryNumber})`,
+    details: { worker: start.workerId, try: start.tryNumber, lease_token: start.token },
+  };
+}
+
+/** The `attempt.finished` event of a written result (`tries`: the executions it took). */
+export function finishedEvent(
+  runId: string,
+  attemptId: string,
+  result: ExecutionResult,
+  tries: number,
+): NewRunEvent {
+  const rewardText =
+    result.reward === null || result.reward === undefined ? '' : ` (reward ${result.reward})`;
+  return {
+    runId,
+    attemptId,
+    level: result.outcome === 'errored' ? 'error' : 'info',
+    step: 'attempt.finished',
+    message:
+      result.outcome === 'errored'
+        ? `attempt errored: ${result.errorClass ?? 'platform'}${result.errorMessage ? `: ${result.errorMessage}` : ''}`
+        : `attempt ${result.outcome}${rewardText}`,
+    details: {
+      outcome: result.outcome,
+      reward: result.reward ?? null,
+      error_class: result.errorClass ?? null,
+      tries,
+    },
+  };
+}

@@ -4,11 +4,11 @@
 
 import type { RunStatusName } from '@osmosis/contracts';
 import { acceptsAttempts, retryBackoffMs, statusOnAttemptStart } from '@osmosis/core';
-import { appendRunEvent, appendRunEvents, type Db, type NewRunEvent, Prisma } from '@osmosis/db';
+import { appendRunEvent, appendRunEvents, type Db, type NewRunEvent, Prisma, queryRows } from '@osmosis/db';
 import { enforceBudget } from './budget.ts';
 import { type Picked, pickForRun } from './dispatch.ts';
 import type { ExecutionResult } from './executor.ts';
-import { executionEvents, usageOf } from './lease-events.ts';
+import { executionEvents, finishedEvent, startedEvent, usageOf } from './lease-events.ts';
 import type { DispatchLimits } from './placement.ts';
 import {
   type AttemptNeeds,
@@ -160,17 +160,14 @@ async function acquireUnder(
       message: 'first attempt started',
     });
   }
-  events.push({
-    runId: row.run_id,
-    attemptId,
-    level: row.status === 'running' ? 'warn' : 'info',
-    step: 'attempt.started',
-    message:
-      row.status === 'running'
-        ? `attempt re-run by ${holder.workerId}: the lease of ${row.lease_owner ?? 'its worker'} expired`
-        : `attempt started on ${holder.workerId} (try ${tryNumber})`,
-    details: { worker: holder.workerId, try: tryNumber, lease_token: token },
-  });
+  events.push(
+    startedEvent(row.run_id, attemptId, {
+      workerId: holder.workerId,
+      tryNumber,
+      token,
+      ...(row.status === 'running' ? { expiredHolder: row.lease_owner } : {}),
+    }),
+  );
   await appendRunEvents(tx, events);
   return { kind: 'acquired', token, tryNumber, needs, gpuIds };
 }
@@ -192,12 +189,15 @@ export async function renewLeases(
   if (leases.length === 0) return states;
   // one order for every batch, so two statements never wait on each other's rows crosswise
   const sorted = [...leases].sort((x, y) => (x.attemptId < y.attemptId ? -1 : 1));
-  const rows = await db.$queryRaw<{ id: string; run_status: string }[]>`
+  const rows = await queryRows<{ id: string; run_status: string }>(
+    db,
+    Prisma.sql`
     UPDATE attempts a SET lease_expires_at = now() + make_interval(secs => ${holder.leaseMs / 1000})
     FROM runs r, unnest(${sorted.map((l) => l.attemptId)}::uuid[], ${sorted.map((l) => l.token)}::int[]) AS l(id, token)
     WHERE a.id = l.id AND a.lease_token = l.token AND r.id = a.run_id
       AND a.lease_owner = ${holder.workerId} AND a.status = 'running'
-    RETURNING a.id::text AS id, r.status::text AS run_status`;
+    RETURNING a.id::text AS id, r.status::text AS run_status`,
+  );
   for (const lease of leases) states.set(lease.attemptId, 'lost');
   for (const row of rows)
     states.set(row.id, acceptsAttempts(row.run_status as RunStatusName) ? 'renewed' : 'stopped');
@@ -365,27 +365,7 @@ export async function finalizeAttempt(
         update: { size: artifact.size, storageKey: artifact.storageKey },
       });
     }
-    const rewardText =
-      result.reward === null || result.reward === undefined ? '' : ` (reward ${result.reward})`;
-    await appendRunEvents(tx, [
-      ...events,
-      {
-        runId,
-        attemptId,
-        level: result.outcome === 'errored' ? 'error' : 'info',
-        step: 'attempt.finished',
-        message:
-          result.outcome === 'errored'
-            ? `attempt errored: ${result.errorClass ?? 'platform'}${result.errorMessage ? `: ${result.errorMessage}` : ''}`
-            : `attempt ${result.outcome}${rewardText}`,
-        details: {
-          outcome: result.outcome,
-          reward: result.reward ?? null,
-          error_class: result.errorClass ?? null,
-          tries: row.try_count,
-        },
-      },
-    ]);
+    await appendRunEvents(tx, [...events, finishedEvent(runId, attemptId, result, row.try_count)]);
     const stopping = row.max_cost_usd !== null && (await enforceBudget(tx, runId));
     const runStatus = await completeRunIfDone(tx, runId);
     // the dispatcher's pass for the slot this result frees, under the run lock already held: one

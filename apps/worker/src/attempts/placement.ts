@@ -4,7 +4,7 @@
 // change) instead of waiting in silence.
 import { RunStatusName } from '@osmosis/contracts';
 import { acceptsAttempts, effectiveWorkspaceLimit } from '@osmosis/core';
-import { appendRunEvent, type Prisma } from '@osmosis/db';
+import { appendRunEvent, type Prisma, workspaceAttemptsInFlight } from '@osmosis/db';
 import {
   describeNeeds,
   FITS_SOME_WORKER,
@@ -36,12 +36,9 @@ export async function workspaceShare(
 ): Promise<{ inFlight: number; limit: number }> {
   const rows = await tx.$queryRaw<{ setting: number | null }[]>`
     SELECT max_concurrent_attempts AS setting FROM workspaces WHERE id = ${workspaceId}::uuid FOR NO KEY UPDATE`;
-  const counts = await tx.$queryRaw<{ in_flight: number }[]>`
-    SELECT count(*)::int AS in_flight FROM attempts a JOIN runs r ON r.id = a.run_id
-    WHERE r.workspace_id = ${workspaceId}::uuid AND r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
-      AND (a.status = 'running' OR (a.status = 'queued' AND a.dispatched_at IS NOT NULL))`;
+  const inFlight = await workspaceAttemptsInFlight(tx, workspaceId, ACTIVE_RUN_STATUSES);
   return {
-    inFlight: counts[0]?.in_flight ?? 0,
+    inFlight,
     limit: effectiveWorkspaceLimit(rows[0]?.setting, limits.workspaceMax),
   };
 }

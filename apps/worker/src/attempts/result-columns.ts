@@ -7,7 +7,7 @@ import {
   type AttemptResult,
   type ExecutionResult,
 } from '@osmosis/contracts';
-import type { Prisma } from '@osmosis/db';
+import { Prisma } from '@osmosis/db';
 
 type Columns = Partial<Record<(typeof ATTEMPT_RESULT_COLUMNS)[number], unknown>>;
 
@@ -31,4 +31,20 @@ export function phaseColumns(result: ExecutionResult | undefined): Prisma.Attemp
   const data: Partial<Record<(typeof ATTEMPT_PHASE_COLUMNS)[number], number | undefined>> = {};
   for (const key of ATTEMPT_PHASE_COLUMNS) data[key] = result?.[key] ?? undefined;
   return data;
+}
+
+/** JSON columns: a result without them leaves them as they are (resultColumns' undefined). */
+const JSON_COLUMNS = new Set<string>(['rewards', 'harnessInfo', 'steps']);
+
+/** resultColumns as the SET list of a raw UPDATE of `attempts` (the same columns, the same nulls). */
+export function resultColumnsSql(result: ExecutionResult): Prisma.Sql {
+  return Prisma.join(
+    ATTEMPT_RESULT_COLUMNS.map((key) => {
+      const column = Prisma.raw(key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+      const value = (result as Partial<AttemptResult>)[key] ?? null;
+      return JSON_COLUMNS.has(key)
+        ? Prisma.sql`${column} = coalesce(${value === null ? null : JSON.stringify(value)}::jsonb, ${column})`
+        : Prisma.sql`${column} = ${value}`;
+    }),
+  );
 }

@@ -3,6 +3,7 @@
 // events, the dispatch lag from the stored times — and, when the run ended, the announcement that
 // wakes the webhook sweep. Never throws: metrics must not cost a result.
 import { MODEL_PROVIDERS } from '@osmosis/contracts';
+import { Prisma, queryRows } from '@osmosis/db';
 import type { ExecutionResult } from '../attempts/executor.ts';
 import type { FinalizeResult } from '../attempts/lease.ts';
 import type { WorkerContext } from '../queues/types.ts';
@@ -78,10 +79,13 @@ async function observe(
   else if (written.kind === 'retry') m.retries.inc({ error_class: errorClassLabel(result.errorClass) });
   else return;
 
-  const rows = await ctx.db.$queryRaw<StoredTimes[]>`
+  const rows = await queryRows<StoredTimes>(
+    ctx.db,
+    Prisma.sql`
     SELECT a.started_at, a.dispatched_at, a.not_before, ra.model_type, ra.model, r.judge_model
     FROM attempts a JOIN run_agents ra ON ra.id = a.agent_id JOIN runs r ON r.id = a.run_id
-    WHERE a.id = ${attemptId}::uuid`;
+    WHERE a.id = ${attemptId}::uuid`,
+  );
   const row = rows[0];
   if (!row) return;
   const provider = providerLabel(row.model_type, row.model);
@@ -110,10 +114,13 @@ async function observe(
 
   if (row.started_at) {
     // the try's own events, newest first through the (run_id, id) index, then oldest first
-    const events = await ctx.db.$queryRaw<StoredEvent[]>`
+    const events = await queryRows<StoredEvent>(
+      ctx.db,
+      Prisma.sql`
       SELECT step, message, "timestamp" FROM run_events
       WHERE run_id = ${runId}::uuid AND attempt_id = ${attemptId}::uuid AND "timestamp" >= ${row.started_at}
-      ORDER BY id DESC LIMIT 200`;
+      ORDER BY id DESC LIMIT 200`,
+    );
     const phases = phasesFromEvents(row.started_at, events.reverse());
     for (const [phase, s] of Object.entries(phases)) m.phaseSeconds.observe({ phase }, s);
     if (row.dispatched_at) {

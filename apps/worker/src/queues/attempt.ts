@@ -21,10 +21,12 @@ import { enqueueRunDispatch } from '@osmosis/queues';
 import { dispatchRun, enqueueAttempt, enqueuePicked, type Picked } from '../attempts/dispatch.ts';
 import { loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
-import { acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
+import { fastAcquire, fastFinalize, refillWanted } from '../attempts/fast-lease.ts';
+import { type AcquireResult, acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
 import { recordDiscardedExecution, requeueAttempt } from '../attempts/lease-handback.ts';
 import { createLeaseRenewer } from '../attempts/lease-renewal.ts';
 import { resultSpoolDir, spoolResult } from '../attempts/result-spool.ts';
+import { createStartLedger } from '../attempts/start-ledger.ts';
 import { capacityOf, dispatchLimitsOf } from '../capacity-config.ts';
 import { afterResultWritten } from '../metrics/attempt-results.ts';
 import type { QueueModule, WorkerContext } from './types.ts';
@@ -37,6 +39,7 @@ interface InFlight {
   attemptId: string;
   runId: string;
   token: number;
+  tryNumber: number;
   controller: AbortController;
   reason: AbortReason | null;
   done: Promise<void>;
@@ -91,6 +94,8 @@ export function createAttemptProcessor(ctx: WorkerContext) {
   const { db, config, logger } = ctx;
   const holder = { workerId: config.workerId, leaseMs: config.leaseMs, capacity: capacityOf(config) };
   const inFlight = new Map<string, InFlight>();
+  // this worker's starts one at a time, against what its running attempts hold (start-ledger.ts)
+  const ledger = createStartLedger(holder.capacity);
   const renewer = createLeaseRenewer(db, holder, config.heartbeatMs, {
     succeeded: () => ctx.database.succeeded(),
     failed: (error) => ctx.database.failed(error),
@@ -114,7 +119,20 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       await new Promise((r) => setTimeout(r, 1000)); // no hot loop while the queue's pause takes effect
       return { deferred: 'the Docker engine is unavailable' };
     }
-    const lease = await acquireLease(db, attemptId, holder);
+    const lease = await ledger.serial(async (): Promise<AcquireResult> => {
+      const fast = await fastAcquire(db, attemptId, holder, ledger.free());
+      const taken = fast
+        ? {
+            kind: 'acquired' as const,
+            token: fast.token,
+            tryNumber: fast.tryNumber,
+            needs: fast.needs,
+            gpuIds: [],
+          }
+        : await acquireLease(db, attemptId, holder);
+      if (taken.kind === 'acquired') ledger.hold(attemptId, taken.needs);
+      return taken;
+    });
     if (lease.kind === 'skipped') {
       logger.debug({ attemptId, reason: lease.reason }, 'attempt job skipped');
       return { skipped: lease.reason };
@@ -130,6 +148,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       attemptId,
       runId,
       token: lease.token,
+      tryNumber: lease.tryNumber,
       controller: new AbortController(),
       reason: null,
       done: new Promise<void>((r) => {
@@ -228,6 +247,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       return await writeUntilDone(entry, lease.token, result, handBack, startedAt);
     } finally {
       renewer.remove(attemptId);
+      ledger.release(attemptId);
       inFlight.delete(attemptId);
       ctx.activity.attemptsInFlight = inFlight.size;
       release();
@@ -302,6 +322,11 @@ export function createAttemptProcessor(ctx: WorkerContext) {
           // over the hand-back limit: written as an ordinary error below (retries apply)
           handBack = null;
         }
+        const fast =
+          handBack === null
+            ? await fastFinalize(db, attemptId, entry.runId, token, entry.tryNumber, result, config.workerId)
+            : null;
+        if (fast) return await afterFastResult(entry, result, fast);
         const written = await finalizeAttempt(db, attemptId, token, result, options);
         ctx.database.succeeded();
         if (written.kind === 'stale') return await discardStale(entry, token, result, startedAt);
@@ -333,6 +358,27 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         delay = Math.min(delay * 2, 5_000);
       }
     }
+  }
+
+  /** A result written by the fast path: metrics, then a dispatcher pass only when the run's backlog runs low. */
+  async function afterFastResult(
+    entry: InFlight,
+    result: ExecutionResult,
+    fast: NonNullable<Awaited<ReturnType<typeof fastFinalize>>>,
+  ): Promise<unknown> {
+    ctx.database.succeeded();
+    const written = { kind: 'written' as const, outcome: fast.outcome, runStatus: 'running' };
+    afterResultWritten(ctx, entry.attemptId, entry.runId, result, written);
+    logger.info({ attemptId: entry.attemptId, ...written, backlog: fast.backlog }, 'attempt result written');
+    if (refillWanted(fast)) {
+      await dispatchRun(ctx.db, ctx.queues, entry.runId, logger, dispatchLimitsOf(config)).catch(
+        async (error) => {
+          logger.warn({ runId: entry.runId, err: errorMessage(error) }, 'dispatch after attempt failed');
+          await enqueueRunDispatch(ctx.queues, entry.runId).catch(() => undefined);
+        },
+      );
+    }
+    return { ...written, refilled: true };
   }
 
   async function spoolOnExit(

@@ -12,6 +12,7 @@
 // until the database has answered for one lease period (db-health.ts): live holders renew first.
 // (The worker's own liveness row is written by the presence loop, queues/presence.ts.)
 // Every step is idempotent, so any number of workers may reconcile at once.
+import { attemptInFlight } from '@osmosis/db';
 import { dispatchRun, enqueueAttempt, runsToDispatch } from '../attempts/dispatch.ts';
 import { lockRunOfAttempt } from '../attempts/lease.ts';
 import { ACTIVE_RUN_STATUSES } from '../attempts/placement.ts';
@@ -25,12 +26,14 @@ export interface ReconcileReport {
   runsDispatched: number;
   requeued: number;
   cancelled: number;
+  /** active runs found with every attempt ended, ended by this pass */
+  completed: number;
   reaped: number;
 }
 
 export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport> {
   const { db, queues, logger } = ctx;
-  const report: ReconcileReport = { runsDispatched: 0, requeued: 0, cancelled: 0, reaped: 0 };
+  const report: ReconcileReport = { runsDispatched: 0, requeued: 0, cancelled: 0, completed: 0, reaped: 0 };
   // expired leases and stale heartbeats mean "dead" only once the database has been back for a
   // lease period (after an outage every holder looks dead until it has renewed)
   const trustExpiry = ctx.database.settledFor(ctx.config.leaseMs);
@@ -54,6 +57,20 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
     report.cancelled++;
   }
 
+  // An active run whose attempts have all ended: its last result normally ends it, but a fast
+  // result (attempts/fast-lease.ts) racing the run's last results can leave that to this pass.
+  const ended = await db.$queryRaw<{ id: string }[]>`
+    SELECT r.id::text AS id FROM runs r
+    WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
+      AND EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id)
+      AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id AND a.status IN ('queued', 'running'))
+    LIMIT 100`;
+  for (const { id } of ended) {
+    const status = await db.$transaction((tx) => completeRunIfDone(tx, id));
+    if (status !== null && !ACTIVE_RUN_STATUSES.includes(status as (typeof ACTIVE_RUN_STATUSES)[number]))
+      report.completed++;
+  }
+
   for (const runId of await runsToDispatch(db)) {
     await dispatchRun(db, queues, runId, logger, dispatchLimitsOf(ctx.config));
     report.runsDispatched++;
@@ -64,8 +81,8 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
       row_number() OVER (PARTITION BY a.run_id ORDER BY a.index, a.id)::int AS slot
     FROM attempts a JOIN runs r ON r.id = a.run_id
     WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
-      AND ((a.status = 'queued' AND a.dispatched_at IS NOT NULL)
-        OR (${trustExpiry} AND a.status = 'running' AND (a.lease_expires_at IS NULL OR a.lease_expires_at <= now())))`;
+      AND ${attemptInFlight('a')}
+      AND (a.status = 'queued' OR (${trustExpiry} AND (a.lease_expires_at IS NULL OR a.lease_expires_at <= now())))`;
   // the queue's job ids in one read (not a lookup per attempt: thousands are dispatched and waiting)
   const onTheirWay = new Set(
     due.length
@@ -99,7 +116,7 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
       logger.warn({ err: error instanceof Error ? error.message : error }, 'reaping failed');
     }
   }
-  if (report.requeued || report.cancelled || report.reaped) logger.info(report, 'reconciled');
+  if (report.requeued || report.cancelled || report.completed || report.reaped) logger.info(report, 'reconciled');
   return report;
 }
 

@@ -1,0 +1,159 @@
+// The common start and the common result of an attempt, each in one short transaction of raw
+// statements on the pool (dispatch at scale, issue 18). lease.ts stays the whole truth: whatever
+// these do not cover falls back to it, and they decide nothing it would decide differently.
+//
+// The fast start covers an attempt that is queued and handed out, of a run already `running`
+// with no budget, needing no GPU and fitting the free capacity the caller passes (the worker's own
+// ledger: only this worker reserves on itself, one start at a time, attempt.ts). Anything else —
+// a run's first start, a budget, a GPU, a re-run after an expired lease, a stopped run, a worker
+// it does not fit — returns null and the caller runs acquireLease.
+//
+// The fast result covers a passed or failed execution (no retry to decide) whose lease is still
+// ours, of a `running` run with no budget that still has queued attempts (so this result cannot
+// be its last: completion is not this statement's to decide). It takes the run's row in SHARE
+// mode, like a start: results of one run no longer queue behind each other; a stop, a dispatcher
+// pass or a run's last results (FOR UPDATE) still exclude them. It does not refill the slot in its
+// transaction: it returns the run's handed-out backlog and the caller dispatches only when that
+// runs low (refillWanted), so a big run is topped up in batches, not one transaction per result.
+import { type Db, Prisma, queryRows, rawTransaction, runEventsInsert } from '@osmosis/db';
+import type { ExecutionResult } from './executor.ts';
+import { executionEvents, finishedEvent, startedEvent } from './lease-events.ts';
+import type { AttemptNeeds } from './reservation.ts';
+import { NEED_CPUS, NEED_GPUS, NEED_MEMORY_MB } from './reservation.ts';
+import { resultColumnsSql } from './result-columns.ts';
+
+export interface FastStart {
+  runId: string;
+  token: number;
+  tryNumber: number;
+  needs: AttemptNeeds;
+}
+
+/** What is free on the worker now (Infinity: it advertises no capacity). */
+export interface FreeCapacity {
+  cpus: number;
+  memoryMb: number;
+}
+
+/** A number Postgres takes for "no limit" (Infinity is not a float8 parameter pg sends). */
+const UNLIMITED = 1e15;
+
+/** Starts the attempt if it is the common case (see the top of this file); null otherwise. */
+export async function fastAcquire(
+  db: Db,
+  attemptId: string,
+  holder: { workerId: string; leaseMs: number },
+  free: FreeCapacity,
+): Promise<FastStart | null> {
+  return rawTransaction(db, async (query) => {
+    const rows = await query<{ run_id: string; token: number; try: number; cpus: number; memory_mb: number }>(
+      Prisma.sql`
+        UPDATE attempts a SET status = 'running', lease_owner = ${holder.workerId},
+          lease_token = a.lease_token + 1, try_count = a.try_count + 1,
+          lease_expires_at = now() + make_interval(secs => ${holder.leaseMs / 1000}),
+          started_at = now(), waiting_reason = NULL,
+          reserved_cpus = n.cpus, reserved_memory_mb = n.memory_mb, reserved_gpu_ids = ARRAY[]::text[]
+        FROM (
+          SELECT a2.id, ${NEED_CPUS}::float8 AS cpus, ${NEED_MEMORY_MB} AS memory_mb
+          FROM runs r JOIN attempts a2 ON a2.run_id = r.id JOIN tasks t ON t.id = a2.task_id
+          WHERE a2.id = ${attemptId}::uuid AND a2.status = 'queued' AND a2.dispatched_at IS NOT NULL
+            AND r.status = 'running' AND r.max_cost_usd IS NULL AND ${NEED_GPUS} = 0
+            AND ${NEED_CPUS} <= ${Math.min(free.cpus, UNLIMITED)}::float8 + 1e-9
+            AND ${NEED_MEMORY_MB} <= ${Math.min(free.memoryMb, UNLIMITED)}::float8
+          FOR SHARE OF r FOR UPDATE OF a2
+        ) n
+        WHERE a.id = n.id
+        RETURNING a.run_id::text AS run_id, a.lease_token AS token, a.try_count AS try,
+          a.reserved_cpus AS cpus, a.reserved_memory_mb AS memory_mb`,
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const started = { workerId: holder.workerId, tryNumber: row.try, token: row.token };
+    await query(runEventsInsert([startedEvent(row.run_id, attemptId, started)]));
+    return {
+      runId: row.run_id,
+      token: row.token,
+      tryNumber: row.try,
+      needs: { cpus: row.cpus, memoryMb: row.memory_mb, gpus: 0 },
+    };
+  });
+}
+
+export interface FastResult {
+  runId: string;
+  outcome: 'passed' | 'failed';
+  /** the run's attempts handed out and not started yet, after this result */
+  backlog: number;
+  maxConcurrent: number;
+}
+
+/** Whether a result can take the fast path at all (what the statement cannot check itself). */
+export function fastResultApplies(result: ExecutionResult): result is ExecutionResult & {
+  outcome: 'passed' | 'failed';
+} {
+  return result.outcome === 'passed' || result.outcome === 'failed';
+}
+
+/** Writes the result if it is the common case (see the top of this file); null otherwise. */
+export async function fastFinalize(
+  db: Db,
+  attemptId: string,
+  runId: string,
+  token: number,
+  tryNumber: number,
+  result: ExecutionResult,
+  workerId: string,
+): Promise<FastResult | null> {
+  if (!fastResultApplies(result)) return null;
+  const events = [
+    ...executionEvents(runId, attemptId, result),
+    finishedEvent(runId, attemptId, result, tryNumber),
+  ];
+  const artifacts = result.artifacts ?? [];
+  const rows = await queryRows<{ run_id: string; backlog: number; max_concurrent: number }>(
+    db,
+    Prisma.sql`
+      WITH target AS (
+        SELECT a.id FROM runs r JOIN attempts a ON a.run_id = r.id
+        WHERE a.id = ${attemptId}::uuid AND a.run_id = ${runId}::uuid AND a.lease_token = ${token}
+          AND a.lease_owner = ${workerId} AND a.status = 'running' AND r.status = 'running' AND r.max_cost_usd IS NULL
+          AND EXISTS (SELECT 1 FROM attempts q WHERE q.run_id = a.run_id AND q.status = 'queued')
+        FOR SHARE OF r FOR UPDATE OF a
+      ), done AS (
+        UPDATE attempts SET status = 'finished', outcome = ${result.outcome}::"AttemptOutcome",
+          ${resultColumnsSql(result)}, finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+        FROM target WHERE attempts.id = target.id
+        RETURNING attempts.run_id
+      ), events AS (
+        ${runEventsInsert(events, Prisma.sql`EXISTS (SELECT 1 FROM done)`)}
+      ), stored AS (
+        INSERT INTO artifacts (id, attempt_id, path, size, storage_key)
+        SELECT gen_random_uuid(), ${attemptId}::uuid, f.path, f.size, f.storage_key
+        FROM unnest(${artifacts.map((f) => f.path)}::text[], ${artifacts.map((f) => f.size)}::int[],
+          ${artifacts.map((f) => f.storageKey)}::text[]) AS f(path, size, storage_key)
+        WHERE EXISTS (SELECT 1 FROM done)
+        ON CONFLICT (attempt_id, path) DO UPDATE SET size = excluded.size, storage_key = excluded.storage_key
+      )
+      SELECT d.run_id::text AS run_id, r.max_concurrent_attempts AS max_concurrent,
+        (SELECT count(*) FROM attempts b
+         WHERE b.run_id = d.run_id AND b.status = 'queued' AND b.dispatched_at IS NOT NULL)::int AS backlog
+      FROM done d JOIN runs r ON r.id = d.run_id`,
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    runId: row.run_id,
+    outcome: result.outcome,
+    backlog: row.backlog,
+    maxConcurrent: row.max_concurrent,
+  };
+}
+
+/**
+ * After a fast result: dispatch the run again only once its handed-out backlog is down to a
+ * quarter of max_concurrent_attempts (at once for a run of up to 7 slots). Until then the freed
+ * slot is taken by an attempt already handed out, and the run stays within its limit.
+ */
+export function refillWanted(result: Pick<FastResult, 'backlog' | 'maxConcurrent'>): boolean {
+  return result.backlog <= Math.floor(result.maxConcurrent / 4);
+}

@@ -1,0 +1,43 @@
+// One worker's attempt starts, one at a time, and what its running attempts hold. Only this worker
+// reserves resources on itself, so while its starts are serial, its own ledger is the free capacity
+// a fast start checks against (fast-lease.ts) without reading or locking anything in Postgres; the
+// full start (lease.ts reserveOnWorker) still sums the reservations Postgres holds.
+import type { FreeCapacity } from './fast-lease.ts';
+import type { AttemptNeeds, WorkerCapacity } from './reservation.ts';
+
+export interface StartLedger {
+  /** capacity minus what this worker's running attempts hold */
+  free(): FreeCapacity;
+  /** runs `start` after this worker's earlier starts have settled */
+  serial<T>(start: () => Promise<T>): Promise<T>;
+  hold(attemptId: string, needs: AttemptNeeds): void;
+  release(attemptId: string): void;
+}
+
+export function createStartLedger(capacity: WorkerCapacity | undefined): StartLedger {
+  const held = new Map<string, AttemptNeeds>();
+  let tail: Promise<unknown> = Promise.resolve();
+  return {
+    free() {
+      if (!capacity) return { cpus: Number.POSITIVE_INFINITY, memoryMb: Number.POSITIVE_INFINITY };
+      let cpus = capacity.cpus;
+      let memoryMb = capacity.memoryMb;
+      for (const needs of held.values()) {
+        cpus -= needs.cpus;
+        memoryMb -= needs.memoryMb;
+      }
+      return { cpus, memoryMb };
+    },
+    serial(start) {
+      const run = tail.then(start);
+      tail = run.catch(() => undefined);
+      return run;
+    },
+    hold(attemptId, needs) {
+      held.set(attemptId, needs);
+    },
+    release(attemptId) {
+      held.delete(attemptId);
+    },
+  };
+}

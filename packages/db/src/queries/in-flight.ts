@@ -1,0 +1,36 @@
+// Attempts in flight: running, or queued and handed out by the dispatcher (dispatched_at set) —
+// what max_concurrent_attempts and the workspace limit count. Written exactly as the predicate of
+// the partial index attempts_in_flight_idx (migration 20261208090000), so every count reads only
+// the rows in flight, never a run's queued backlog.
+import { Prisma } from '../generated/prisma/client.ts';
+
+type Queryable = Pick<Prisma.TransactionClient, '$queryRaw'>;
+
+/** SQL: attempt row `alias` is in flight (alias as written in the query's FROM). */
+export function attemptInFlight(alias: 'a' | 'attempts'): Prisma.Sql {
+  const a = Prisma.raw(alias);
+  return Prisma.sql`(${a}.status = 'running' OR (${a}.status = 'queued' AND ${a}.dispatched_at IS NOT NULL))`;
+}
+
+/** SQL: the number of run `runId`'s attempts in flight (a scalar subquery). */
+export function runInFlightCount(runId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(SELECT count(*) FROM attempts a WHERE a.run_id = ${runId} AND ${attemptInFlight('a')})`;
+}
+
+/**
+ * A workspace's attempts in flight, summed over its runs (each run's from the partial index);
+ * `runStatuses`: only runs in these statuses (the dispatcher counts active runs only).
+ */
+export async function workspaceAttemptsInFlight(
+  db: Queryable,
+  workspaceId: string,
+  runStatuses?: readonly string[],
+): Promise<number> {
+  const statusFilter = runStatuses
+    ? Prisma.sql`AND r.status::text = ANY(${[...runStatuses]}::text[])`
+    : Prisma.empty;
+  const rows = await db.$queryRaw<{ in_flight: number }[]>`
+    SELECT coalesce(sum(${runInFlightCount(Prisma.sql`r.id`)}), 0)::int AS in_flight
+    FROM runs r WHERE r.workspace_id = ${workspaceId}::uuid ${statusFilter}`;
+  return rows[0]?.in_flight ?? 0;
+}
