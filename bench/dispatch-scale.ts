@@ -39,6 +39,8 @@ const { values: args } = parseArgs({
     attempts: { type: 'string', default: '200000' },
     runs: { type: 'string', default: '50' },
     workspaces: { type: 'string', default: '10' },
+    /** tasks of each workspace's benchmark (Terminal-Bench 2 has 89): a run's attempts spread over them */
+    tasks: { type: 'string', default: '89' },
     seconds: { type: 'string', default: '60' },
     'sleep-min': { type: 'string', default: '500' },
     'sleep-max': { type: 'string', default: '1000' },
@@ -53,6 +55,7 @@ const S = Number(args.slots);
 const A = Number(args.attempts);
 const R = Number(args.runs);
 const K = Number(args.workspaces);
+const T = Number(args.tasks);
 const SECONDS = Number(args.seconds);
 const SLEEP_MIN = Number(args['sleep-min']);
 const SLEEP_MAX = Number(args['sleep-max']);
@@ -62,8 +65,8 @@ const AIM = { startsPerSecond: 500, busy: 0.95 };
 async function seed(url: string): Promise<string[]> {
   const db = createDb(url, 4);
   const perRun = Math.ceil(A / R);
-  // K workspaces, one user, one benchmark and one task per workspace, R runs spread over them,
-  // one agent per run, perRun attempts per run
+  // K workspaces, one user, one benchmark of T tasks per workspace, R runs spread over them, one
+  // agent per run, perRun attempts per run (ceil(perRun / T) of each task)
   await db.$executeRawUnsafe(`
     INSERT INTO users (id, email) VALUES ('00000000-0000-4000-8000-000000000001', 'bench@example.test');
     INSERT INTO workspaces (id, name) SELECT ('00000000-0000-4000-8001-' || lpad(g::text, 12, '0'))::uuid, 'ws-' || g
@@ -71,12 +74,12 @@ async function seed(url: string): Promise<string[]> {
     INSERT INTO benchmarks (id, workspace_id, key, name, source_kind, source, sync_status)
       SELECT gen_random_uuid(), w.id, 'bench-' || w.name, 'Bench ' || w.name, 'archive', '{}', 'ready' FROM workspaces w;
     INSERT INTO tasks (id, benchmark_id, name, digest, env_digest, config, instruction)
-      SELECT gen_random_uuid(), b.id, 'task', 'sha256-' || b.id, 'env-' || b.id,
-        '{"environment":{"cpus":1,"memory_mb":512,"gpus":0}}', 'do it' FROM benchmarks b;
+      SELECT gen_random_uuid(), b.id, 'task-' || lpad(k::text, 3, '0'), 'sha256-' || b.id || '-' || k, 'env-' || b.id,
+        '{"environment":{"cpus":1,"memory_mb":512,"gpus":0}}', 'do it' FROM benchmarks b, generate_series(1, ${T}) k;
     INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config, selection, task_count,
         attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries, pass_threshold, created_by_id)
-      SELECT gen_random_uuid(), b.workspace_id, b.id, 'run-' || g, 'queued', '', '{}', '{"full_set":true}', 1,
-        ${perRun}, 200, 1, 0, 1, '00000000-0000-4000-8000-000000000001'
+      SELECT gen_random_uuid(), b.workspace_id, b.id, 'run-' || g, 'queued', '', '{}', '{"full_set":true}', ${T},
+        ${Math.ceil(perRun / T)}, 200, 1, 0, 1, '00000000-0000-4000-8000-000000000001'
       FROM generate_series(1, ${R}) g
       JOIN (SELECT b.*, row_number() OVER (ORDER BY b.id) - 1 AS n FROM benchmarks b) b ON b.n = (g - 1) % ${K};
     INSERT INTO run_agents (id, run_id, index, harness, model_type, model, spec)
@@ -84,7 +87,7 @@ async function seed(url: string): Promise<string[]> {
     INSERT INTO attempts (id, run_id, agent_id, task_id, index)
       SELECT gen_random_uuid(), r.id, a.id, t.id, g
       FROM runs r JOIN run_agents a ON a.run_id = r.id JOIN tasks t ON t.benchmark_id = r.benchmark_id,
-        generate_series(0, ${perRun - 1}) g;
+        generate_series(0, ${Math.ceil(perRun / T) - 1}) g;
   `);
   const runs = await db.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM runs`;
   await db.$disconnect();
@@ -156,7 +159,9 @@ async function main() {
     await migrateDeploy(url);
     let t0 = Date.now();
     const runIds = await seed(url);
-    console.log(`seeded ${A} attempts of ${R} runs in ${K} workspaces in ${Date.now() - t0} ms`);
+    console.log(
+      `seeded ${R * T * Math.ceil(Math.ceil(A / R) / T)} attempts of ${R} runs (${T} tasks each) in ${K} workspaces in ${Date.now() - t0} ms`,
+    );
 
     // the submit route's wake-up of each run, before the workers come (dispatching races nothing
     // then): each run's first max_concurrent_attempts attempts are handed to the queue

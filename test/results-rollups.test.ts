@@ -5,6 +5,7 @@
 // future reads the attempts, not the roll-ups; it shows an attempt without finished_at as
 // unfinished, so the data here finishes every attempt it gives an outcome).
 import { agentAggregates, runOutcomeCounts, taskBuckets } from '@osmosis/db';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { type SeededRun, seedRun } from './results-seed.ts';
@@ -112,6 +113,63 @@ describe('roll-ups of attempts', () => {
     await tdb.db.attempt.deleteMany({ where: { runId: run.runId, taskId: run.taskIds[0] } });
     await expectRollupsMatch([run.runId]);
     expect((await runOutcomeCounts(tdb.db, run.runId)).total).toBe(72 - 6);
+  });
+
+  it('add up over the shards that many connections write at once (migration 20261208090100)', async () => {
+    const sharded = await seedRun(tdb.db, {
+      tasks: 8,
+      attemptsPerTask: 4,
+      status: 'running',
+      agents: [{ harness: 'terminus-2', model: 'sharded' }],
+      attempt: () => ({ outcome: null }),
+    });
+    const ids = sharded.attempts.map((a) => a.id);
+    // eight connections (eight backends, so several shards): each starts a quarter of the
+    // attempts and finishes another connection's quarter, all at once
+    const clients = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const client = new pg.Client({ connectionString: tdb.url });
+        await client.connect();
+        return client;
+      }),
+    );
+    try {
+      const quarter = (i: number) => ids.filter((_, j) => j % 8 === i);
+      await Promise.all(
+        clients.map((c, i) =>
+          c.query(`UPDATE attempts SET status = 'running', started_at = now() WHERE id = ANY($1::uuid[])`, [
+            quarter(i),
+          ]),
+        ),
+      );
+      await Promise.all(
+        clients.map(async (c, i) => {
+          for (const [k, id] of quarter((i + 3) % 8).entries()) {
+            await c.query(
+              `UPDATE attempts SET status = 'finished', outcome = $2::"AttemptOutcome", reward = $3,
+                 cost_usd = 0.01, agent_ms = 500, harness_info = $4::jsonb, finished_at = now() WHERE id = $1`,
+              [id, k % 2 ? 'failed' : 'passed', k % 2 ? 0 : 1, JSON.stringify({ v: k % 3 })],
+            );
+          }
+        }),
+      );
+    } finally {
+      await Promise.all(clients.map((c) => c.end()));
+    }
+    await expectRollupsMatch([sharded.runId]);
+    const shards = await tdb.db.$queryRaw<{ n: number }[]>`
+      SELECT count(DISTINCT shard)::int AS n FROM agent_outcome_totals WHERE run_id = ${sharded.runId}::uuid`;
+    expect(shards[0]!.n).toBeGreaterThan(1);
+    // the harness infos' shards add up to the count of the attempts that carry each
+    const infos = await tdb.db.$queryRaw<{ info: string; rolled: number; counted: number }[]>`
+      SELECT r.info::text AS info, r.n AS rolled, c.n AS counted
+      FROM (SELECT info, sum(n)::int AS n FROM agent_harness_infos
+            WHERE run_id = ${sharded.runId}::uuid GROUP BY info_key, info) r
+      FULL JOIN (SELECT harness_info AS info, count(*)::int AS n FROM attempts
+            WHERE run_id = ${sharded.runId}::uuid AND status = 'finished' GROUP BY harness_info) c
+        ON c.info = r.info`;
+    expect(infos).toHaveLength(3);
+    for (const row of infos) expect(row.rolled).toBe(row.counted);
   });
 
   it('go with a deleted run', async () => {

@@ -18,7 +18,7 @@
 // another's first attempts waiting either.
 import type { RunStatusName } from '@osmosis/contracts';
 import { DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS } from '@osmosis/core';
-import { appendRunEvent, type Db, Prisma, runInFlightCount } from '@osmosis/db';
+import { appendRunEvent, backlogLow, type Db, Prisma, runInFlightCount } from '@osmosis/db';
 import type { Queues } from '@osmosis/queues';
 import type { Logger } from 'pino';
 import { enforceBudget } from './budget.ts';
@@ -180,15 +180,18 @@ export async function dispatchRun(
 /**
  * The active runs a dispatcher pass can change, read without a lock: pending ones, ones with room
  * under max_concurrent_attempts, and ones holding attempts back with a waiting reason (a worker
- * that fits may have come up). A full run is skipped: its next free slot is refilled by the
- * transaction that frees it (finalizeAttempt), so the reconciler's pass takes no lock on it.
+ * that fits may have come up). A run with nothing left to hand out, or whose handed-out backlog
+ * is not low yet (backlogLow), is skipped: the pass takes no lock on it.
  */
 export async function runsToDispatch(db: Db): Promise<string[]> {
   const rows = await db.$queryRaw<{ id: string }[]>`
     SELECT r.id::text AS id FROM runs r
     WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
       AND (r.status = 'pending' OR r.waiting_reason IS NOT NULL
-        OR r.max_concurrent_attempts > ${runInFlightCount(Prisma.sql`r.id`)})
+        OR (r.max_concurrent_attempts > ${runInFlightCount(Prisma.sql`r.id`)}
+          AND ${backlogLow(Prisma.sql`r.id`, Prisma.sql`r.max_concurrent_attempts`)}
+          AND EXISTS (SELECT 1 FROM attempts q
+            WHERE q.run_id = r.id AND q.status = 'queued' AND q.dispatched_at IS NULL)))
     ORDER BY r.created_at`;
   return rows.map((r) => r.id);
 }

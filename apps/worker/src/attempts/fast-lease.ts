@@ -13,9 +13,17 @@
 // be its last: completion is not this statement's to decide). It takes the run's row in SHARE
 // mode, like a start: results of one run no longer queue behind each other; a stop, a dispatcher
 // pass or a run's last results (FOR UPDATE) still exclude them. It does not refill the slot in its
-// transaction: it returns the run's handed-out backlog and the caller dispatches only when that
-// runs low (refillWanted), so a big run is topped up in batches, not one transaction per result.
-import { type Db, Prisma, queryRows, rawTransaction, runEventsInsert } from '@osmosis/db';
+// transaction: it says whether the run's handed-out backlog runs low (backlogLow, @osmosis/db) and
+// the caller dispatches only then, so a big run is topped up in batches, not once per result.
+import {
+  backlogLow,
+  type Db,
+  Prisma,
+  queryRows,
+  rawTransaction,
+  runBacklogCount,
+  runEventsInsert,
+} from '@osmosis/db';
 import type { ExecutionResult } from './executor.ts';
 import { executionEvents, finishedEvent, startedEvent } from './lease-events.ts';
 import type { AttemptNeeds } from './reservation.ts';
@@ -84,7 +92,8 @@ export interface FastResult {
   outcome: 'passed' | 'failed';
   /** the run's attempts handed out and not started yet, after this result */
   backlog: number;
-  maxConcurrent: number;
+  /** the backlog is low: the caller runs the dispatcher for the run (backlogLow) */
+  refill: boolean;
 }
 
 /** Whether a result can take the fast path at all (what the statement cannot check itself). */
@@ -110,7 +119,7 @@ export async function fastFinalize(
     finishedEvent(runId, attemptId, result, tryNumber),
   ];
   const artifacts = result.artifacts ?? [];
-  const rows = await queryRows<{ run_id: string; backlog: number; max_concurrent: number }>(
+  const rows = await queryRows<{ run_id: string; backlog: number; refill: boolean }>(
     db,
     Prisma.sql`
       WITH target AS (
@@ -134,9 +143,8 @@ export async function fastFinalize(
         WHERE EXISTS (SELECT 1 FROM done)
         ON CONFLICT (attempt_id, path) DO UPDATE SET size = excluded.size, storage_key = excluded.storage_key
       )
-      SELECT d.run_id::text AS run_id, r.max_concurrent_attempts AS max_concurrent,
-        (SELECT count(*) FROM attempts b
-         WHERE b.run_id = d.run_id AND b.status = 'queued' AND b.dispatched_at IS NOT NULL)::int AS backlog
+      SELECT d.run_id::text AS run_id, ${runBacklogCount(Prisma.sql`d.run_id`)}::int AS backlog,
+        ${backlogLow(Prisma.sql`d.run_id`, Prisma.sql`r.max_concurrent_attempts`)} AS refill
       FROM done d JOIN runs r ON r.id = d.run_id`,
   );
   const row = rows[0];
@@ -145,15 +153,6 @@ export async function fastFinalize(
     runId: row.run_id,
     outcome: result.outcome,
     backlog: row.backlog,
-    maxConcurrent: row.max_concurrent,
+    refill: row.refill,
   };
-}
-
-/**
- * After a fast result: dispatch the run again only once its handed-out backlog is down to a
- * quarter of max_concurrent_attempts (at once for a run of up to 7 slots). Until then the freed
- * slot is taken by an attempt already handed out, and the run stays within its limit.
- */
-export function refillWanted(result: Pick<FastResult, 'backlog' | 'maxConcurrent'>): boolean {
-  return result.backlog <= Math.floor(result.maxConcurrent / 4);
 }

@@ -2,8 +2,9 @@
 // the run row's lock (lease.ts lockRunOfAttempt), like every writer of attempts.
 import { type RunStatusName, runEndStep } from '@osmosis/contracts';
 import { type AttemptTally, acceptsAttempts, ENVIRONMENT_ERROR_CLASSES, runCompletion } from '@osmosis/core';
-import { appendRunEvent, type Prisma } from '@osmosis/db';
+import { appendRunEvent, type Db, type Prisma } from '@osmosis/db';
 import type { ExecutionResult } from './executor.ts';
+import { ACTIVE_RUN_STATUSES } from './placement.ts';
 import { phaseColumns } from './result-columns.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -80,4 +81,24 @@ export async function completeRunIfDone(tx: Tx, runId: string): Promise<string |
     },
   });
   return done.status;
+}
+
+/**
+ * Ends the active runs whose attempts have all ended (the reconciler's pass). A run's last result
+ * normally ends it; a fast result (fast-lease.ts) racing the run's last results can leave that
+ * here. Returns how many it ended.
+ */
+export async function completeEndedRuns(db: Db): Promise<number> {
+  const ended = await db.$queryRaw<{ id: string }[]>`
+    SELECT r.id::text AS id FROM runs r
+    WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
+      AND EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id)
+      AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id AND a.status IN ('queued', 'running'))
+    LIMIT 100`;
+  let completed = 0;
+  for (const { id } of ended) {
+    const status = await db.$transaction((tx) => completeRunIfDone(tx, id));
+    if (status !== null && !acceptsAttempts(status as RunStatusName)) completed++;
+  }
+  return completed;
 }

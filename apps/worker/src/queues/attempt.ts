@@ -1,6 +1,9 @@
-// attempt: executes one attempt under a lease. Acquire (fencing token = ++lease_token) →
+// The attempt processor: executes one attempt under a lease. Acquire (fencing token = ++lease_token) →
 // heartbeat (extends the lease, aborts when the run is stopped or the lease is lost) → executor →
 // write the result (one transaction, only if the lease is still ours) → wake the run's dispatcher.
+// The start and the result take the fast path (attempts/fast-lease.ts) when they are the common
+// case, else lease.ts; this worker's starts are serial against its own ledger (start-ledger.ts).
+// The BullMQ wiring is attempt-module.ts.
 //
 // Faults (docs/security.md "Faults"):
 // - the Docker engine unavailable (the executor says `engine_unavailable`, or the worker saw the
@@ -15,13 +18,12 @@
 //   on its disk, and the next worker started on that data folder writes them (spool-replay.ts);
 // - graceful shutdown: attempts still running after `drainMs` are aborted and their leases
 //   released so another worker re-runs them at once.
-import { AttemptJob, QUEUE_NAMES, runStopChannel } from '@osmosis/contracts';
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch } from '@osmosis/queues';
-import { dispatchRun, enqueueAttempt, enqueuePicked, type Picked } from '../attempts/dispatch.ts';
+import { dispatchRun, enqueuePicked, type Picked } from '../attempts/dispatch.ts';
 import { loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
-import { fastAcquire, fastFinalize, refillWanted } from '../attempts/fast-lease.ts';
+import { fastAcquire, fastFinalize } from '../attempts/fast-lease.ts';
 import { type AcquireResult, acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
 import { recordDiscardedExecution, requeueAttempt } from '../attempts/lease-handback.ts';
 import { createLeaseRenewer } from '../attempts/lease-renewal.ts';
@@ -29,7 +31,7 @@ import { resultSpoolDir, spoolResult } from '../attempts/result-spool.ts';
 import { createStartLedger } from '../attempts/start-ledger.ts';
 import { capacityOf, dispatchLimitsOf } from '../capacity-config.ts';
 import { afterResultWritten } from '../metrics/attempt-results.ts';
-import type { QueueModule, WorkerContext } from './types.ts';
+import type { WorkerContext } from './types.ts';
 
 type AbortReason = 'stopped' | 'lease-lost' | 'shutdown';
 /** why an execution is handed back rather than its result written */
@@ -60,33 +62,7 @@ function hasUsage(result: ExecutionResult): boolean {
   );
 }
 
-/** How long an attempt that did not fit a worker waits before it is offered again. */
-const BUSY_RETRY_MS = 250;
-
-/** The job ended without running the attempt (skipped, did not fit, or deferred for the engine). */
-function isHandedOver(
-  outcome: unknown,
-): outcome is { busy: string } | { skipped: string } | { deferred: string } {
-  return (
-    typeof outcome === 'object' &&
-    outcome !== null &&
-    ('busy' in outcome || 'skipped' in outcome || 'deferred' in outcome)
-  );
-}
-
-function isRefilled(outcome: unknown): boolean {
-  return (
-    typeof outcome === 'object' && outcome !== null && (outcome as { refilled?: unknown }).refilled === true
-  );
-}
-
-function isWritten(outcome: unknown): boolean {
-  return (
-    typeof outcome === 'object' && outcome !== null && (outcome as { kind?: unknown }).kind === 'written'
-  );
-}
-
-function errorMessage(error: unknown): string {
+export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -370,7 +346,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     const written = { kind: 'written' as const, outcome: fast.outcome, runStatus: 'running' };
     afterResultWritten(ctx, entry.attemptId, entry.runId, result, written);
     logger.info({ attemptId: entry.attemptId, ...written, backlog: fast.backlog }, 'attempt result written');
-    if (refillWanted(fast)) {
+    if (fast.refill) {
       await dispatchRun(ctx.db, ctx.queues, entry.runId, logger, dispatchLimitsOf(config)).catch(
         async (error) => {
           logger.warn({ runId: entry.runId, err: errorMessage(error) }, 'dispatch after attempt failed');
@@ -464,76 +440,3 @@ export function createAttemptProcessor(ctx: WorkerContext) {
 }
 
 export type AttemptProcessor = ReturnType<typeof createAttemptProcessor>;
-
-export const attemptModule: QueueModule = {
-  name: 'attempt',
-  queue: QUEUE_NAMES.attempt,
-  concurrency: (config) => config.concurrency,
-  lockDurationMs: (config) => config.leaseMs,
-  needsEngine: true,
-  create(ctx) {
-    const processor = createAttemptProcessor(ctx);
-    // the API announces stopped runs on a channel: abort their sandboxes without waiting for the
-    // next heartbeat (which would notice too)
-    const subscriber = ctx.redis.duplicate();
-    subscriber.on('error', (error) => ctx.logger.warn({ err: error.message }, 'stop channel error'));
-    subscriber.on('message', (_channel, runId: string) => {
-      const n = processor.abortRun(runId);
-      if (n) ctx.logger.info({ runId, aborted: n }, 'run stopped: aborting its attempts');
-    });
-    return {
-      async start() {
-        await subscriber.subscribe(runStopChannel(ctx.config.queuePrefix)).catch((error: Error) => {
-          ctx.logger.warn({ err: error.message }, 'could not subscribe to stop announcements');
-        });
-      },
-      async process(job) {
-        const { attemptId, runId } = AttemptJob.parse(job.data);
-        let ran = true;
-        try {
-          const outcome = await processor.execute(attemptId, runId);
-          // a written result refilled its slot in its own transaction (finalizeAttempt)
-          ran = !isHandedOver(outcome) && !isRefilled(outcome);
-          return outcome;
-        } finally {
-          // fill the freed slot at once (in-process: no queue round trip): the one dispatcher
-          // wake-up per finished attempt; a queued wake-up only when this one failed
-          if (ran) {
-            await dispatchRun(ctx.db, ctx.queues, runId, ctx.logger, dispatchLimitsOf(ctx.config)).catch(
-              async (error) => {
-                ctx.logger.warn({ runId, err: errorMessage(error) }, 'dispatch after attempt failed');
-                await enqueueRunDispatch(ctx.queues, runId).catch(() => undefined);
-              },
-            );
-          }
-        }
-      },
-      async onCompleted(job) {
-        // This job id is free again: if the attempt was handed back to the queue while its job was
-        // still active (a retry with no backoff, a release), enqueue it now.
-        const { attemptId, runId } = AttemptJob.parse(job.data);
-        // a written result is final (a retry is `retry`, not `written`): nothing can be handed back
-        if (isWritten(job.returnvalue)) return;
-        const attempt = await ctx.db.attempt.findUnique({
-          where: { id: attemptId },
-          select: { status: true, dispatchedAt: true },
-        });
-        if (attempt?.status === 'queued' && attempt.dispatchedAt) {
-          // a worker it did not fit hands it on after a pause, so it does not spin on that worker
-          const busy = isHandedOver(job.returnvalue) && 'busy' in job.returnvalue;
-          await enqueueAttempt(
-            ctx.queues,
-            attemptId,
-            runId,
-            job.opts.priority ?? 1,
-            busy ? BUSY_RETRY_MS : 0,
-          );
-        }
-      },
-      async close() {
-        await processor.drain(ctx.config.drainMs);
-        subscriber.disconnect();
-      },
-    };
-  },
-};

@@ -16,7 +16,7 @@ import { attemptInFlight } from '@osmosis/db';
 import { dispatchRun, enqueueAttempt, runsToDispatch } from '../attempts/dispatch.ts';
 import { lockRunOfAttempt } from '../attempts/lease.ts';
 import { ACTIVE_RUN_STATUSES } from '../attempts/placement.ts';
-import { cancelAttemptTx, completeRunIfDone } from '../attempts/run-completion.ts';
+import { cancelAttemptTx, completeEndedRuns, completeRunIfDone } from '../attempts/run-completion.ts';
 import { dispatchLimitsOf } from '../capacity-config.ts';
 import { leaseKeeper } from '../reaper.ts';
 import { periodicLoop } from './periodic-loop.ts';
@@ -57,19 +57,7 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
     report.cancelled++;
   }
 
-  // An active run whose attempts have all ended: its last result normally ends it, but a fast
-  // result (attempts/fast-lease.ts) racing the run's last results can leave that to this pass.
-  const ended = await db.$queryRaw<{ id: string }[]>`
-    SELECT r.id::text AS id FROM runs r
-    WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
-      AND EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id)
-      AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id AND a.status IN ('queued', 'running'))
-    LIMIT 100`;
-  for (const { id } of ended) {
-    const status = await db.$transaction((tx) => completeRunIfDone(tx, id));
-    if (status !== null && !ACTIVE_RUN_STATUSES.includes(status as (typeof ACTIVE_RUN_STATUSES)[number]))
-      report.completed++;
-  }
+  report.completed = await completeEndedRuns(db);
 
   for (const runId of await runsToDispatch(db)) {
     await dispatchRun(db, queues, runId, logger, dispatchLimitsOf(ctx.config));
@@ -116,7 +104,8 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
       logger.warn({ err: error instanceof Error ? error.message : error }, 'reaping failed');
     }
   }
-  if (report.requeued || report.cancelled || report.completed || report.reaped) logger.info(report, 'reconciled');
+  if (report.requeued || report.cancelled || report.completed || report.reaped)
+    logger.info(report, 'reconciled');
   return report;
 }
 

@@ -17,6 +17,22 @@ export function runInFlightCount(runId: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`(SELECT count(*) FROM attempts a WHERE a.run_id = ${runId} AND ${attemptInFlight('a')})`;
 }
 
+/** SQL: the number of run `runId`'s attempts handed out and not started yet (its backlog). */
+export function runBacklogCount(runId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(SELECT count(*) FROM attempts a
+    WHERE a.run_id = ${runId} AND ${attemptInFlight('a')} AND a.status = 'queued')`;
+}
+
+/**
+ * SQL: the dispatcher should top the run up now — its backlog is down to a quarter of
+ * max_concurrent_attempts (at once for a run of up to 7 slots). A big run is then topped up in
+ * batches, not by a dispatcher transaction (and its run lock) per finished attempt, and a freed
+ * slot meanwhile takes an attempt already handed out.
+ */
+export function backlogLow(runId: Prisma.Sql, maxConcurrent: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(${runBacklogCount(runId)} <= ${maxConcurrent} / 4)`;
+}
+
 /**
  * A workspace's attempts in flight, summed over its runs (each run's from the partial index);
  * `runStatuses`: only runs in these statuses (the dispatcher counts active runs only).

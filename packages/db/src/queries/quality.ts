@@ -54,8 +54,9 @@ export async function agentQualityRows(
       SELECT agent_id::text, harness_info AS info, count(*)::int AS n
       FROM attempts WHERE ${where} GROUP BY agent_id, harness_info`
         : db.$queryRaw<{ agent_id: string; info: unknown; n: number }[]>`
-      SELECT agent_id::text, info, n FROM agent_harness_infos
-      WHERE run_id = ANY(${scope.runIds}::uuid[]) ${agents} AND n > 0`,
+      SELECT agent_id::text, (array_agg(info))[1] AS info, sum(n)::int AS n FROM agent_harness_infos
+      WHERE run_id = ANY(${scope.runIds}::uuid[]) ${agents}
+      GROUP BY agent_id, info_key HAVING sum(n) > 0`,
     !need.confidences
       ? none
       : db.$queryRaw<{ agent_id: string; confidence: number; reward: number | null }[]>`

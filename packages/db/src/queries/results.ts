@@ -157,9 +157,10 @@ export async function taskBuckets(db: Db, scope: AttemptScope): Promise<Map<stri
     ORDER BY agent_id, scored, passed`
     : // the roll-up kept by the attempts trigger (migration 20261205090000_results_rollups)
       await db.$queryRaw<{ agent_id: string; scored: number; passed: number; tasks: number }[]>`
-    SELECT agent_id::text AS agent_id, scored, passed, tasks
+    SELECT agent_id::text AS agent_id, scored, passed, sum(tasks)::int AS tasks
     FROM agent_task_buckets
-    WHERE ${scopeWhere(scope)} AND tasks > 0
+    WHERE ${scopeWhere(scope)}
+    GROUP BY agent_id, scored, passed HAVING sum(tasks) > 0
     ORDER BY agent_id, scored, passed`;
   const out = new Map<string, TaskBucketRow[]>();
   for (const r of rows) {
