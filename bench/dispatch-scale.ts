@@ -20,6 +20,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -260,6 +261,15 @@ async function main() {
     const load = (seconds: number) => `${fmt((seconds / elapsed) * 100)}% of a core`;
     console.log(
       `cpu                     worker processes ${childCpu.map((c) => load(c)).join(', ')}; postgres backends ${load(cpuSeconds.postgres)}; redis-server ${load(redisSeconds)} (shared); bench ${load(cpuSeconds.api)}`,
+    );
+    // what one start costs in CPU, and so the cores the aim's rate would keep busy (the machine's
+    // own ceiling when that is more than it has)
+    const workerSeconds = childCpu.reduce((a, b) => a + b, 0);
+    const msPerStart = (seconds: number) => (seconds * 1000) / Math.max(1, started);
+    const cpuPerStart =
+      msPerStart(workerSeconds) + msPerStart(cpuSeconds.postgres) + msPerStart(redisSeconds);
+    console.log(
+      `cpu per start           workers ${msPerStart(workerSeconds).toFixed(2)} ms, postgres ${msPerStart(cpuSeconds.postgres).toFixed(2)} ms, redis ${msPerStart(redisSeconds).toFixed(2)} ms: ${fmt((cpuPerStart * AIM.startsPerSecond) / 1000)} cores at ${AIM.startsPerSecond} starts/s (this machine has ${availableParallelism()})`,
     );
     await queues.close();
   } finally {
