@@ -8,6 +8,7 @@ export { migrateDeploy } from './migrate.ts';
 export * from './queries/artifacts.ts';
 export * from './queries/in-flight.ts';
 export * from './queries/leaderboard.ts';
+export * from './queries/open-attempts.ts';
 export * from './queries/paired-tallies.ts';
 export * from './queries/quality.ts';
 export * from './queries/result-rows.ts';

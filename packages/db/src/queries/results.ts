@@ -6,6 +6,7 @@
 // shapes below are what those functions take (structurally: TaskBucket, UsageSums, ...).
 import type { Db } from '../client.ts';
 import { Prisma } from '../generated/prisma/client.ts';
+import { OPEN_STATUS, runningByAgent } from './open-attempts.ts';
 
 export interface TaskBucketRow {
   scored: number;
@@ -223,7 +224,16 @@ export async function agentAggregates(db: Db, scope: AttemptScope): Promise<Map<
     } else {
       agg.counts.pending += n;
       if (status === 'running') agg.running += n;
-      if (status === 'queued') agg.queued += n;
+      // the roll-ups' 'open' (queued or running): running ones are counted apart below
+      if (status === 'queued' || status === OPEN_STATUS) agg.queued += n;
+    }
+  }
+  if (!scope.asOf) {
+    for (const r of await runningByAgent(db, scope.runIds, scope.agentIds)) {
+      const agg = out.get(r.agent_id);
+      if (!agg) continue;
+      agg.running += r.n;
+      agg.queued -= r.n;
     }
   }
   return out;
@@ -246,9 +256,9 @@ export async function runOutcomeCounts(
       coalesce(sum(n) FILTER (WHERE outcome = 'cancelled' OR (outcome = '' AND status = 'cancelled')), 0)::int AS cancelled,
       coalesce(sum(n) FILTER (WHERE outcome = '' AND status <> 'cancelled'), 0)::int AS pending,
       coalesce(sum(n), 0)::int AS total,
-      coalesce(sum(n) FILTER (WHERE outcome = '' AND status = 'running'), 0)::int AS running,
-      coalesce(sum(n) FILTER (WHERE outcome = '' AND status = 'queued'), 0)::int AS queued
+      coalesce(sum(n) FILTER (WHERE outcome = '' AND status = ${OPEN_STATUS}), 0)::int AS open
     FROM agent_outcome_totals WHERE run_id = ${runId}::uuid`;
+  const running = (await runningByAgent(db, [runId])).reduce((sum, r) => sum + r.n, 0);
   const r = rows[0] ?? {};
   return {
     passed: Number(r.passed ?? 0),
@@ -257,8 +267,8 @@ export async function runOutcomeCounts(
     cancelled: Number(r.cancelled ?? 0),
     pending: Number(r.pending ?? 0),
     total: Number(r.total ?? 0),
-    running: Number(r.running ?? 0),
-    queued: Number(r.queued ?? 0),
+    running,
+    queued: Number(r.open ?? 0) - running,
   };
 }
 

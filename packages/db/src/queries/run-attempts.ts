@@ -2,6 +2,7 @@
 // attempt of a big run: counts from the roll-up agent_outcome_totals (kept by the trigger of
 // migration 20261205090000_results_rollups), the first attempts by keyset order from the indexes.
 import type { Db } from '../client.ts';
+import { OPEN_STATUS, runningByAgent } from './open-attempts.ts';
 
 export interface RunAttemptCountRow {
   run_id: string;
@@ -11,14 +12,30 @@ export interface RunAttemptCountRow {
   n: number;
 }
 
-/** Attempts per (run, status, outcome) of some runs. */
+/** Attempts per (run, status, outcome) of some runs (queued and running apart: open-attempts.ts). */
 export async function attemptCountsByRun(db: Db, runIds: string[]): Promise<RunAttemptCountRow[]> {
   if (runIds.length === 0) return [];
-  return db.$queryRaw<RunAttemptCountRow[]>`
-    SELECT run_id::text AS run_id, status, nullif(outcome, '') AS outcome, sum(n)::int AS n
-    FROM agent_outcome_totals
-    WHERE run_id = ANY(${runIds}::uuid[]) AND n <> 0
-    GROUP BY run_id, status, outcome`;
+  const [rows, running] = await Promise.all([
+    db.$queryRaw<RunAttemptCountRow[]>`
+      SELECT run_id::text AS run_id, status, nullif(outcome, '') AS outcome, sum(n)::int AS n
+      FROM agent_outcome_totals
+      WHERE run_id = ANY(${runIds}::uuid[]) AND n <> 0
+      GROUP BY run_id, status, outcome`,
+    runningByAgent(db, runIds),
+  ]);
+  const runningOf = new Map<string, number>();
+  for (const r of running) runningOf.set(r.run_id, (runningOf.get(r.run_id) ?? 0) + r.n);
+  const out: RunAttemptCountRow[] = [];
+  for (const row of rows) {
+    if (row.status !== OPEN_STATUS || row.outcome !== null) {
+      out.push(row);
+      continue;
+    }
+    const n = Math.min(row.n, runningOf.get(row.run_id) ?? 0);
+    if (n > 0) out.push({ ...row, status: 'running', n });
+    if (row.n - n > 0) out.push({ ...row, status: 'queued', n: row.n - n });
+  }
+  return out;
 }
 
 /**
