@@ -2,6 +2,7 @@
 // directly. Prisma's $queryRaw spends ~0.45 ms of CPU per statement in the client against ~0.09 ms
 // for the same statement on the pool (packages/db/bench/query-overhead.ts), and a worker host
 // sends several per attempt; the statements themselves are the same Prisma.sql templates.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { type Db, poolOf } from './client.ts';
 import type { Prisma } from './generated/prisma/client.ts';
@@ -26,6 +27,29 @@ function parameter(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Statements are prepared once per connection under a name derived from their text, and planned
+ * once: these statements' texts are fixed (only their parameters vary), and planning them anew
+ * cost about as much as running them (pg_stat_statements, bench/dispatch-scale.ts). Past
+ * MAX_PREPARED distinct texts (a caller building text from data) the rest go unnamed, so no
+ * connection accumulates statements without bound.
+ */
+const MAX_PREPARED = 200;
+const prepared = new Map<string, string>();
+
+function nameOf(text: string): string | undefined {
+  let name = prepared.get(text);
+  if (name === undefined && prepared.size < MAX_PREPARED) {
+    name = `osmosis_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    prepared.set(text, name);
+  }
+  return name;
+}
+
+function statement(sql: Prisma.Sql): pg.QueryConfig {
+  return { name: nameOf(sql.text), text: sql.text, values: sql.values.map(parameter), types };
+}
+
 /** Runs the statement on the client's pg pool (falls back to $queryRaw for a transaction client). */
 export async function queryRows<T>(
   db: Pick<Prisma.TransactionClient, '$queryRaw'>,
@@ -33,7 +57,7 @@ export async function queryRows<T>(
 ): Promise<T[]> {
   const pool = poolOf(db);
   if (!pool) return db.$queryRaw<T[]>(sql);
-  const result = await pool.query({ text: sql.text, values: sql.values.map(parameter), types });
+  const result = await pool.query(statement(sql));
   return result.rows as T[];
 }
 
@@ -47,9 +71,11 @@ export async function rawTransaction<T>(db: Db, fn: (query: RawQuery) => Promise
   const client = await pool.connect();
   let broken: unknown;
   try {
-    await client.query('BEGIN');
+    // generic plans for this transaction's named statements: Postgres kept choosing custom plans
+    // for some of them (arrays as parameters), planning them at every call
+    await client.query('BEGIN; SET LOCAL plan_cache_mode = force_generic_plan');
     const result = await fn(async <R>(sql: Prisma.Sql) => {
-      const rows = await client.query({ text: sql.text, values: sql.values.map(parameter), types });
+      const rows = await client.query(statement(sql));
       return rows.rows as R[];
     });
     await client.query('COMMIT');

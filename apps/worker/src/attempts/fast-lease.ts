@@ -8,22 +8,14 @@
 // a run's first start, a budget, a GPU, a re-run after an expired lease, a stopped run, a worker
 // it does not fit — returns null and the caller runs acquireLease.
 //
-// The fast result covers a passed or failed execution (no retry to decide) whose lease is still
+// The fast result (one statement in its own short transaction) covers a passed or failed execution (no retry to decide) whose lease is still
 // ours, of a `running` run with no budget that still has queued attempts (so this result cannot
 // be its last: completion is not this statement's to decide). It takes the run's row in SHARE
 // mode, like a start: results of one run no longer queue behind each other; a stop, a dispatcher
 // pass or a run's last results (FOR UPDATE) still exclude them. It does not refill the slot in its
 // transaction: it says whether the run's handed-out backlog runs low (backlogLow, @osmosis/db) and
 // the caller dispatches only then, so a big run is topped up in batches, not once per result.
-import {
-  backlogLow,
-  type Db,
-  Prisma,
-  queryRows,
-  rawTransaction,
-  runBacklogCount,
-  runEventsInsert,
-} from '@osmosis/db';
+import { backlogLow, type Db, Prisma, rawTransaction, runBacklogCount, runEventsInsert } from '@osmosis/db';
 import type { ExecutionResult } from './executor.ts';
 import { executionEvents, finishedEvent, startedEvent } from './lease-events.ts';
 import type { AttemptNeeds } from './reservation.ts';
@@ -119,9 +111,9 @@ export async function fastFinalize(
     finishedEvent(runId, attemptId, result, tryNumber),
   ];
   const artifacts = result.artifacts ?? [];
-  const rows = await queryRows<{ run_id: string; backlog: number; refill: boolean }>(
-    db,
-    Prisma.sql`
+  const rows = await rawTransaction(db, (query) =>
+    query<{ run_id: string; backlog: number; refill: boolean }>(
+      Prisma.sql`
       WITH target AS (
         SELECT a.id FROM runs r JOIN attempts a ON a.run_id = r.id
         WHERE a.id = ${attemptId}::uuid AND a.run_id = ${runId}::uuid AND a.lease_token = ${token}
@@ -146,6 +138,7 @@ export async function fastFinalize(
       SELECT d.run_id::text AS run_id, ${runBacklogCount(Prisma.sql`d.run_id`)}::int AS backlog,
         ${backlogLow(Prisma.sql`d.run_id`, Prisma.sql`r.max_concurrent_attempts`)} AS refill
       FROM done d JOIN runs r ON r.id = d.run_id`,
+    ),
   );
   const row = rows[0];
   if (!row) return null;
