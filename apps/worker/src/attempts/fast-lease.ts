@@ -8,9 +8,10 @@
 // a run's first start, a budget, a GPU, a re-run after an expired lease, a stopped run, a worker
 // it does not fit — returns null and the caller runs acquireLease.
 //
-// The fast result (one statement in its own short transaction) covers a passed or failed execution (no retry to decide) whose lease is still
-// ours, of a `running` run with no budget that still has queued attempts (so this result cannot
-// be its last: completion is not this statement's to decide). It takes the run's row in SHARE
+// The fast result (one statement in its own short transaction) covers a passed or failed
+// execution (no retry to decide) whose lease is still ours, of a `running` run with no budget
+// that still has queued attempts (so this result cannot be its last: completion is not this
+// statement's to decide). It takes the run's row in SHARE
 // mode, like a start: results of one run no longer queue behind each other; a stop, a dispatcher
 // pass or a run's last results (FOR UPDATE) still exclude them. It does not refill the slot in its
 // transaction: it says whether the run's handed-out backlog runs low (backlogLow, @osmosis/db) and
