@@ -1,7 +1,8 @@
 // Walking a task folder and hashing its content.
 import { createHash } from 'node:crypto';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
+import { listDir } from './dir-entries.ts';
 
 export interface WalkedFile {
   /** path relative to the walked root, with `/` separators */
@@ -26,7 +27,7 @@ export async function walkFiles(root: string): Promise<WalkedFile[]> {
   const out: WalkedFile[] = [];
   async function visit(rel: string): Promise<void> {
     const abs = rel ? path.join(root, rel) : root;
-    const entries = await readdir(abs, { withFileTypes: true });
+    const entries = await listDir(abs, rel);
     for (const entry of entries) {
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       const childAbs = path.join(abs, entry.name);

@@ -40,6 +40,7 @@ import {
   redactUrl,
   resolveDataset,
   resolveInside,
+  SourcePathError,
   storageForDataDir,
   type TaskLimits,
   taskLimitsOf,
@@ -173,7 +174,10 @@ async function syncFolder(
   root: string,
   imp: Importer,
 ): Promise<number> {
-  const tasks = await loadBenchmarkDir(root);
+  const tasks = await loadBenchmarkDir(root).catch((error: unknown) => {
+    // a file the source names badly (a name that is not UTF-8): the author's to fix
+    throw error instanceof SourcePathError ? new SyncError(error.message) : error;
+  });
   if (tasks.length === 0) throw new SyncError('no task folder (a folder with task.toml) found in the source');
   await deps.db.benchmark.update({ where: { id: benchmarkId }, data: { expectedTaskCount: tasks.length } });
   for (const t of tasks) {
