@@ -54,7 +54,11 @@ async function addAndSettle(key: string, url: string) {
 }
 
 beforeAll(async () => {
-  env = await startBenchmarkEnv({ privateNetworkAllowlist: '127.0.0.1' });
+  // a small byte limit, so a repository past it is cheap to make
+  env = await startBenchmarkEnv({
+    privateNetworkAllowlist: '127.0.0.1',
+    limits: { maxBytes: 8 * 1024 * 1024, limitNames: { maxBytes: 'OSMOSIS_MAX_ARCHIVE_BYTES' } },
+  });
   token = (await env.api.seedWorkspace()).token;
   gitRoot = path.join(env.root, 'git');
   await mkdir(gitRoot);
@@ -118,6 +122,20 @@ describe('task content a git source can carry', () => {
     // the API still answers and shows the good task's instruction
     const info = await env.api.request('GET', '/v1/benchmarks/nul-and-huge', { token });
     expect(info.status).toBe(200);
+  });
+
+  it('fails the sync of a repository whose checkout is past the byte limit, before checking it out', async () => {
+    const url = await repo('zeros', async (w) => {
+      await greeting(path.join(w, 'tasks/greeting'));
+      // 32 MiB of zeros: a pack of kilobytes
+      await writeFile(path.join(w, 'tasks/greeting/environment/blob.bin'), Buffer.alloc(32 * 1024 * 1024));
+    });
+    const b = await addAndSettle('zeros', url);
+    expect(b.sync_status).toBe('failed');
+    expect(b.sync_error).toMatch(
+      /^git fetch of git:\/\/127\.0\.0\.1:\d+\/zeros\.git failed: the checkout of tasks would write \d+ bytes, more than the limit of 8388608 bytes \(the limit is set by OSMOSIS_MAX_ARCHIVE_BYTES\)$/,
+    );
+    expect(b.task_count).toBe(0);
   });
 
   it('answers an uploaded benchmark.toml whose description escapes a NUL with 400 naming it, and adds nothing', async () => {

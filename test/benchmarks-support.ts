@@ -37,7 +37,7 @@ export interface BenchmarkEnv {
  * server on loopback; without it, both refuse loopback as in production.
  */
 export async function startBenchmarkEnv(
-  options: { privateNetworkAllowlist?: string } = {},
+  options: { privateNetworkAllowlist?: string; limits?: BenchmarkSyncDeps['limits'] } = {},
 ): Promise<BenchmarkEnv> {
   const root = await mkdtemp(path.join(tmpdir(), 'osmosis-bench-'));
   const dataDir = path.join(root, 'data');
@@ -60,6 +60,7 @@ export async function startBenchmarkEnv(
             storage,
             gitConcurrency: 1,
             egress: { allow: parseAllowList(allow) },
+            limits: options.limits,
             onTaskImported: (info) => hooks.onTaskImported(info),
           },
           job,

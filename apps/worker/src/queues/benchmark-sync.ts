@@ -29,6 +29,7 @@ import {
   extractTar,
   fetchGit,
   findCatalogEntry,
+  type GitSizeLimits,
   loadBenchmarkDir,
   mapLimit,
   packTar,
@@ -85,6 +86,16 @@ class SyncError extends Error {}
 
 function egressOf(deps: BenchmarkSyncDeps): EgressPolicy {
   return deps.egress ?? { allow: EMPTY_ALLOWLIST };
+}
+
+/** What one git fetch may bring: the limits of an archive, times the tasks it is fetched for (registry groups). */
+function gitLimits(deps: BenchmarkSyncDeps, tasks = 1): GitSizeLimits {
+  const names = deps.limits?.limitNames;
+  return {
+    maxBytes: (deps.limits?.maxBytes ?? DEFAULT_EXTRACT_LIMITS.maxBytes) * tasks,
+    maxFiles: (deps.limits?.maxEntries ?? DEFAULT_EXTRACT_LIMITS.maxEntries) * tasks,
+    names: { maxBytes: names?.maxBytes, maxFiles: names?.maxEntries },
+  };
 }
 
 function errorText(error: unknown): string {
@@ -270,6 +281,7 @@ async function syncRegistry(
         paths: entries.map((e) => e.path).filter(Boolean),
         dest,
         policy: egressOf(deps),
+        limits: gitLimits(deps, entries.length),
       });
     } catch (error) {
       for (const e of entries) failures.push(`task ${e.name}: ${errorText(error)}`);
@@ -373,6 +385,7 @@ export async function processBenchmarkSync(
           paths: s.path ? [s.path] : [],
           dest,
           policy: egressOf(deps),
+          limits: gitLimits(deps),
         });
       } catch (error) {
         throw new SyncError(errorText(error));
