@@ -165,7 +165,7 @@ export function scrubEvent<E extends Omit<AttemptEvent, 'timestamp'>>(event: E, 
 }
 
 /**
- * reward.json with its keys scrubbed (a verifier may name a reward after anything). The numbers
+ * reward.json with its keys scrubbed and storable (a verifier may name a reward after anything). The numbers
  * are scores and are kept as the verifier gave them.
  */
 export function scrubRewardNames(
@@ -173,6 +173,6 @@ export function scrubRewardNames(
   scrubber: Scrubber,
 ): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [name, value] of Object.entries(rewards)) out[scrubber.text(name)] = value;
+  for (const [name, value] of Object.entries(rewards)) out[storableText(scrubber.text(name))] = value;
   return out;
 }
