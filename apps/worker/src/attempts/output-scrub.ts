@@ -152,9 +152,17 @@ function storableDeep(value: unknown): unknown {
   return value;
 }
 
+/**
+ * A harness's report (harness_info) as stored: scrubbed and storable — an installed agent's
+ * version is what the CLI on the image's PATH printed. Throws when it cannot be scrubbed.
+ */
+export function scrubStored<T>(value: T, scrubber: Scrubber): T {
+  return storableDeep(scrubber.deep(value)) as T;
+}
+
 export function scrubEvent<E extends Omit<AttemptEvent, 'timestamp'>>(event: E, scrubber: Scrubber): E {
   try {
-    return storableDeep(scrubber.deep(event)) as E;
+    return scrubStored(event, scrubber);
   } catch {
     return {
       level: event.level,
