@@ -15,6 +15,7 @@ import { engineFailure } from './engine-errors.ts';
 import { waitHealthy } from './environment.ts';
 import { scrubRewardNames, scrubStored } from './output-scrub.ts';
 import { closeAgentPhase, StorageLimitExceeded } from './sandbox-guards.ts';
+import { boundTokenCounts } from './storable-usage.ts';
 import { Cancelled, messageOf, PhaseError, type TrialContext, withTimeout } from './trial-context.ts';
 import { readStepReward, rewardOf, verifierFor } from './verifiers.ts';
 
@@ -131,6 +132,7 @@ async function runAgent(
     r.outputTokens = (r.outputTokens ?? 0) + run.usage.outputTokens;
     r.cacheTokens = (r.cacheTokens ?? 0) + run.usage.cacheTokens;
     r.costUsd = run.usage.costUsd === null ? r.costUsd : (r.costUsd ?? 0) + run.usage.costUsd;
+    boundTokenCounts(r, ctx.emit);
   }
   for (const file of run.files ?? []) {
     const rel = path.posix.normalize(file.path);
