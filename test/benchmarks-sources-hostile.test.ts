@@ -4,14 +4,14 @@
 // (allow-listed for this file only). Each hostile task either fails the sync with a sync_error
 // naming the file and the fix, or is imported with a parse_error naming it, next to a good task
 // that still imports — never an `internal error`, and never a worker that stops.
-import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { packTarBuffer } from '@osmosis/tasks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type BenchmarkEnv,
+  commitRepo,
   type GitDaemon,
-  git,
   SAMPLE_DIR,
   startBenchmarkEnv,
   startGitDaemon,
@@ -26,17 +26,8 @@ let token: string;
 let gitRoot: string;
 
 /** A bare repository `<name>.git` whose one commit is what `build` writes into the work tree. */
-async function repo(name: string, build: (work: string) => Promise<void>): Promise<string> {
-  const work = path.join(gitRoot, `.work-${name}`);
-  await mkdir(work, { recursive: true });
-  git(work, 'init', '-q');
-  await build(work);
-  git(work, 'add', '-A');
-  git(work, 'commit', '-q', '-m', name);
-  git(gitRoot, 'clone', '-q', '--bare', work, `${name}.git`);
-  await rm(work, { recursive: true, force: true });
-  return daemon.url(`${name}.git`);
-}
+const repo = (name: string, build: (work: string) => Promise<void>) =>
+  commitRepo(gitRoot, daemon, name, build);
 
 const greeting = (dir: string) => cp(path.join(SAMPLE_DIR, 'create-greeting'), dir, { recursive: true });
 

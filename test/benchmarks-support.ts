@@ -122,6 +122,24 @@ export async function makeRepo(
   return commit;
 }
 
+/** A bare repository `<gitRoot>/<name>.git` whose one commit is what `build` writes; its URL on `daemon`. */
+export async function commitRepo(
+  gitRoot: string,
+  daemon: GitDaemon,
+  name: string,
+  build: (work: string) => Promise<void>,
+): Promise<string> {
+  const work = path.join(gitRoot, `.work-${name}`);
+  await mkdir(work, { recursive: true });
+  git(work, 'init', '-q');
+  await build(work);
+  git(work, 'add', '-A');
+  git(work, 'commit', '-q', '-m', name);
+  git(gitRoot, 'clone', '-q', '--bare', work, `${name}.git`);
+  await rm(work, { recursive: true, force: true });
+  return daemon.url(`${name}.git`);
+}
+
 export interface Served {
   url: string;
   set(body: unknown): void;

@@ -2,7 +2,7 @@
 // names, events, error messages, rewards, trajectories, build output, log lines) goes through
 // it. It replaces each secret value, and each derived form of it (forms.ts), by `***`.
 import { type ScrubForm, scrubForms } from './forms.ts';
-import { foldBytes, foldText, unfold } from './lines.ts';
+import { type Folded, foldBytes, foldText, unfold } from './lines.ts';
 import {
   coveredIntervals,
   type Interval,
@@ -50,6 +50,19 @@ export interface Scrubber {
   stream(): StreamScrubber;
 }
 
+/** Where `needles` are in `haystack`, and `foldedNeedles` in it with its line breaks taken out. */
+function acrossLines<H extends string | Buffer>(
+  haystack: H,
+  needles: readonly H[],
+  foldedNeedles: readonly H[],
+  lines: Folded<H> | null,
+): Interval[] {
+  const direct = coveredIntervals<H>(haystack as never, needles);
+  if (!lines) return direct;
+  const split = unfold(coveredIntervals<H>(lines.folded as never, foldedNeedles), lines.origin);
+  return split.length ? mergeIntervals([...direct, ...split]) : direct;
+}
+
 function toBuffer(data: Uint8Array): Buffer {
   return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
@@ -85,21 +98,10 @@ export function createScrubber(
   );
   const foldedByteNeedles = foldedNeedles.map((n) => Buffer.from(n, 'utf8'));
 
-  const textIntervals = (input: string): Interval[] => {
-    const direct = coveredIntervals<string>(input, needles);
-    const lines = foldText(input);
-    if (!lines) return direct;
-    const split = unfold(coveredIntervals<string>(lines.folded, foldedNeedles), lines.origin);
-    return split.length ? mergeIntervals([...direct, ...split]) : direct;
-  };
-
-  const byteIntervals = (buf: Buffer): Interval[] => {
-    const direct = coveredIntervals<Buffer>(buf, byteNeedles);
-    const lines = foldBytes(buf);
-    if (!lines) return direct;
-    const split = unfold(coveredIntervals<Buffer>(lines.folded, foldedByteNeedles), lines.origin);
-    return split.length ? mergeIntervals([...direct, ...split]) : direct;
-  };
+  const textIntervals = (input: string): Interval[] =>
+    acrossLines(input, needles, foldedNeedles, foldText(input));
+  const byteIntervals = (buf: Buffer): Interval[] =>
+    acrossLines(buf, byteNeedles, foldedByteNeedles, foldBytes(buf));
 
   const text = (input: string): string => {
     if (!active || input.length === 0) return input;
