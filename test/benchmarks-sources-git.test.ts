@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApi, type TestApi } from '../apps/api/src/testing.ts';
 import {
   type BenchmarkEnv,
+  commitRepo,
   type GitDaemon,
-  git,
   SAMPLE_DIR,
   type Served,
   serveJson,
@@ -35,17 +35,8 @@ let canary: string;
 const servers: (Served | { close(): Promise<void> })[] = [];
 
 /** A bare repository `<name>.git` whose one commit is what `build` writes into the work tree. */
-async function repo(name: string, build: (work: string) => Promise<void>): Promise<string> {
-  const work = path.join(gitRoot, `.work-${name}`);
-  await mkdir(work, { recursive: true });
-  git(work, 'init', '-q');
-  await build(work);
-  git(work, 'add', '-A');
-  git(work, 'commit', '-q', '-m', name);
-  git(gitRoot, 'clone', '-q', '--bare', work, `${name}.git`);
-  await rm(work, { recursive: true, force: true });
-  return daemon.url(`${name}.git`);
-}
+const repo = (name: string, build: (work: string) => Promise<void>) =>
+  commitRepo(gitRoot, daemon, name, build);
 
 /** A copy of the sample's create-greeting task at `dir`, then `change` applied to it. */
 async function sampleTask(dir: string, change: (task: string) => Promise<void> = async () => undefined) {

@@ -37,7 +37,7 @@ export interface BenchmarkEnv {
  * server on loopback; without it, both refuse loopback as in production.
  */
 export async function startBenchmarkEnv(
-  options: { privateNetworkAllowlist?: string } = {},
+  options: { privateNetworkAllowlist?: string; limits?: BenchmarkSyncDeps['limits'] } = {},
 ): Promise<BenchmarkEnv> {
   const root = await mkdtemp(path.join(tmpdir(), 'osmosis-bench-'));
   const dataDir = path.join(root, 'data');
@@ -60,6 +60,7 @@ export async function startBenchmarkEnv(
             storage,
             gitConcurrency: 1,
             egress: { allow: parseAllowList(allow) },
+            limits: options.limits,
             onTaskImported: (info) => hooks.onTaskImported(info),
           },
           job,
@@ -119,6 +120,24 @@ export async function makeRepo(
   git(gitRoot, 'clone', '-q', '--bare', work, `${name}.git`);
   await rm(work, { recursive: true, force: true });
   return commit;
+}
+
+/** A bare repository `<gitRoot>/<name>.git` whose one commit is what `build` writes; its URL on `daemon`. */
+export async function commitRepo(
+  gitRoot: string,
+  daemon: GitDaemon,
+  name: string,
+  build: (work: string) => Promise<void>,
+): Promise<string> {
+  const work = path.join(gitRoot, `.work-${name}`);
+  await mkdir(work, { recursive: true });
+  git(work, 'init', '-q');
+  await build(work);
+  git(work, 'add', '-A');
+  git(work, 'commit', '-q', '-m', name);
+  git(gitRoot, 'clone', '-q', '--bare', work, `${name}.git`);
+  await rm(work, { recursive: true, force: true });
+  return daemon.url(`${name}.git`);
 }
 
 export interface Served {

@@ -299,4 +299,40 @@ describe('installed agents with stand-in CLIs', { timeout: 120_000 }, () => {
     });
     await expect(broken.setup(c)).rejects.toThrow(/install failed \(exit 6\).*internet/s);
   });
+
+  // The CLI on the PATH comes with the benchmark's image and runs with the key in its env: a
+  // stand-in printing its key (raw, base64, with a NUL) on --version must not get it into
+  // harness_info, which every member of the workspace reads (the image's author included).
+  it('the version line a CLI prints is scrubbed of the keys and kept printable', async () => {
+    const leaky = `#!/bin/bash
+if [ "$1" = --version ]; then
+  printf '2025.1 %s %s\\0x\\n' "$CURSOR_API_KEY" "$(printf %s "$CURSOR_API_KEY" | base64 -w0)"
+  exit 0
+fi
+exec /opt/standin/cursor-agent "$@"
+`;
+    await sandbox.putFiles([{ path: '/opt/standin/leaky', content: leaky, mode: 0o755 }]);
+    const harness = createInstalledHarness(INSTALLED_AGENTS['cursor-cli']!, {
+      env: {},
+      installScript: 'install -m 0755 /opt/standin/leaky /usr/local/bin/cursor-agent',
+    });
+    fake.enqueue({ kind: 'text', text: 'true', usage: { input: 1, cacheRead: 0, output: 1 } });
+    const c = ctx(
+      { CURSOR_API_KEY: CURSOR_KEY, FAKE_CURSOR_BACKEND: fake.openaiBaseUrl },
+      {
+        harness: 'cursor-cli',
+        harness_api_key_secret: 'CURSOR_API_KEY',
+        model: { type: 'provider', model: 'anthropic/claude-sonnet-4-5' },
+      },
+      'cursor-cli',
+    );
+    await harness.setup(c);
+    const result = await harness.run(c, 'do nothing');
+    expect(result.error).toBeUndefined();
+    const version = String(result.harnessInfo?.version);
+    expect(version).toMatch(/^2025\.1 \*\*\* \*\*\*/);
+    expect(version).not.toContain(CURSOR_KEY);
+    expect(version).not.toContain('\u0000');
+    expect(JSON.stringify(result.trajectory)).not.toContain(CURSOR_KEY);
+  });
 });

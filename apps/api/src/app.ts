@@ -60,6 +60,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const config = defaultConfig(deps.config ?? {});
   const base = {
     bodyLimit: config.bodyLimit,
+    // Fastify's default is none: a body sent a byte at a time would hold its connection for ever
+    requestTimeout: config.requestTimeoutMs,
+    // Node enforces it only with headersTimeout at most as long, checked every
+    // connectionsCheckingInterval (30 s by default)
+    http: {
+      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.requestTimeoutMs / 4))),
+    },
     trustProxy: config.trustProxy,
     requestIdHeader: false as const,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),

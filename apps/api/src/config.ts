@@ -47,6 +47,12 @@ export const ApiEnv = z.object({
     .int()
     .min(1024)
     .default(10 * 1024 * 1024),
+  /** how long a client may take to send a whole request (head and body) before 408 */
+  OSMOSIS_API_REQUEST_TIMEOUT_MS: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1000, 'must be at least 1000')
+    .default(600_000),
   /** failed authentications per IP per minute before 429 */
   OSMOSIS_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(10),
   /** behind a reverse proxy: take the client address from X-Forwarded-For (rate limiting is per client IP) */
@@ -84,6 +90,8 @@ export interface ApiConfig {
   publicUrl: string;
   logLevel: (typeof LOG_LEVELS)[number];
   bodyLimit: number;
+  /** OSMOSIS_API_REQUEST_TIMEOUT_MS: a request not received whole by then is answered 408 (slow bodies) */
+  requestTimeoutMs: number;
   authFailureLimit: number;
   authFailureWindowMs: number;
   readyTimeoutMs: number;
@@ -139,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     ),
     logLevel: e.OSMOSIS_LOG_LEVEL,
     bodyLimit: e.OSMOSIS_API_BODY_LIMIT,
+    requestTimeoutMs: e.OSMOSIS_API_REQUEST_TIMEOUT_MS,
     authFailureLimit: e.OSMOSIS_AUTH_FAILURE_LIMIT,
     authFailureWindowMs: 60_000,
     readyTimeoutMs: 2000,

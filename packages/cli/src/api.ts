@@ -6,14 +6,17 @@ import { GIT_HEADER, pickLinkedWorkspace } from './git-link.ts';
 import { ApiClient, DEFAULT_TIMEOUT_MS } from './http.ts';
 import { note } from './output.ts';
 
+const MAX_TIMER_MS = 2_147_483_647;
+
 export function timeoutFrom(env: NodeJS.ProcessEnv): number {
   const raw = env.OSMOSIS_HTTP_TIMEOUT_MS;
   if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_MS;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) {
+  // a timer holds at most 2^31 - 1 ms (about 24.8 days): past it every request would fail
+  if (!Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
     throw new CliError(
       'USAGE_ERROR',
-      `OSMOSIS_HTTP_TIMEOUT_MS must be a positive number of milliseconds, not ${raw}`,
+      `OSMOSIS_HTTP_TIMEOUT_MS must be a number of milliseconds from 1 to ${MAX_TIMER_MS}, not ${raw}`,
     );
   }
   return value;

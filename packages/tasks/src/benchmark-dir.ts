@@ -5,7 +5,9 @@ import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { BenchmarkMetadataOverrides, type TaskManifest } from '@osmosis/contracts';
 import { parse, TomlError } from 'smol-toml';
+import { underFolder } from './source-path-error.ts';
 import { findTaskDirs, parseTaskDir } from './task-dir.ts';
+import { MAX_TASK_TEXT_BYTES, nulPath } from './task-text.ts';
 
 export class BenchmarkFileError extends Error {
   constructor(message: string) {
@@ -26,7 +28,13 @@ async function readNoFollow(file: string): Promise<string | null> {
     return null;
   }
   try {
-    if (!(await handle.stat()).isFile()) return null;
+    const st = await handle.stat();
+    if (!st.isFile()) return null;
+    if (st.size > MAX_TASK_TEXT_BYTES) {
+      throw new BenchmarkFileError(
+        `${path.basename(file)} is ${st.size} bytes; it may be at most ${MAX_TASK_TEXT_BYTES} bytes`,
+      );
+    }
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
@@ -48,6 +56,11 @@ export async function readBenchmarkToml(dir: string): Promise<BenchmarkMetadataO
     }
     throw error;
   }
+  const nul = nulPath(doc);
+  if (nul)
+    throw new BenchmarkFileError(
+      `benchmark.toml: ${nul.join('.')} holds a NUL character (\\u0000); remove it`,
+    );
   const parsed = BenchmarkMetadataOverrides.strict().safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -73,7 +86,9 @@ export async function loadBenchmarkDir(root: string): Promise<LoadedTask[]> {
     const manifest = await parseTaskDir(
       dir ? path.join(root, dir) : root,
       dir ? {} : { name: path.basename(root) },
-    );
+    ).catch((error: unknown) => {
+      throw underFolder(error, dir);
+    });
     const first = seen.get(manifest.name);
     if (first !== undefined) {
       out.push({

@@ -4,20 +4,14 @@
 // `solution` is a link to /etc, or whose `tests/x` points at another task, is refused at sync
 // with the file named, and nothing downstream (digest, packer, image context, oracle, verifier)
 // ever sees it.
-import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { checkLinkTarget, lstatOrNull } from '@osmosis/archive';
 import { normalizeSourcePath, sourcePathIssue } from '@osmosis/contracts';
+import { listDir } from './dir-entries.ts';
+import { SourcePathError } from './source-path-error.ts';
 
-/** A path or link of a source that reaches outside where it may; `file` is relative to the source root. */
-export class SourcePathError extends Error {
-  readonly file: string;
-  constructor(file: string, message: string) {
-    super(message);
-    this.name = 'SourcePathError';
-    this.file = file;
-  }
-}
+export { SourcePathError } from './source-path-error.ts';
 
 /** Folders of a task the platform copies into sandboxes and image builds: never links. */
 export const TASK_FOLDERS = ['environment', 'solution', 'tests', 'steps', 'verifier'] as const;
@@ -75,7 +69,7 @@ export async function checkTaskLinks(taskDir: string, label = '.'): Promise<void
   for (const folder of TASK_FOLDERS) await folderLink(folder);
   const steps = await lstatOrNull(path.join(root, 'steps'));
   if (steps?.isDirectory()) {
-    for (const step of (await readdir(path.join(root, 'steps'))).sort()) {
+    for (const step of (await listDir(path.join(root, 'steps'), named('steps'))).map((e) => e.name).sort()) {
       await folderLink(`steps/${step}`);
       for (const folder of TASK_FOLDERS) await folderLink(`steps/${step}/${folder}`);
     }
@@ -83,7 +77,7 @@ export async function checkTaskLinks(taskDir: string, label = '.'): Promise<void
 
   const links: string[] = [];
   const walk = async (rel: string): Promise<void> => {
-    const entries = await readdir(rel ? path.join(root, rel) : root, { withFileTypes: true });
+    const entries = await listDir(rel ? path.join(root, rel) : root, rel ? named(rel) : named(''));
     for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const childRel = rel ? `${rel}/${e.name}` : e.name;
       if (e.isSymbolicLink()) links.push(childRel);

@@ -1,7 +1,9 @@
 // Walking a task folder and hashing its content.
 import { createHash } from 'node:crypto';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readlink } from 'node:fs/promises';
 import path from 'node:path';
+import { listDir } from './dir-entries.ts';
 
 export interface WalkedFile {
   /** path relative to the walked root, with `/` separators */
@@ -14,6 +16,8 @@ export interface WalkedFile {
 }
 
 const SKIPPED = new Set(['.git']);
+/** a file of the walk is read as the file it was, never through a link put in its place */
+const NOFOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW;
 
 /**
  * Every regular file and symlink under `root`, sorted by path. Directories are implied. Links
@@ -26,7 +30,7 @@ export async function walkFiles(root: string): Promise<WalkedFile[]> {
   const out: WalkedFile[] = [];
   async function visit(rel: string): Promise<void> {
     const abs = rel ? path.join(root, rel) : root;
-    const entries = await readdir(abs, { withFileTypes: true });
+    const entries = await listDir(abs, rel);
     for (const entry of entries) {
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       const childAbs = path.join(abs, entry.name);
@@ -64,13 +68,19 @@ export async function digestFiles(root: string, files: WalkedFile[], extra?: str
         .update('\0');
       continue;
     }
-    const bytes = await readFile(path.join(root, file.path));
+    // streamed: a task's file may be hundreds of MiB, and a worker syncs several at once
     hash
       .update(file.executable ? 'x\0' : 'f\0')
-      .update(String(bytes.length))
-      .update('\0')
-      .update(bytes)
+      .update(String(file.size))
       .update('\0');
+    let read = 0;
+    const handle = await open(path.join(root, file.path), NOFOLLOW);
+    for await (const chunk of handle.createReadStream()) {
+      read += (chunk as Buffer).length;
+      hash.update(chunk as Buffer);
+    }
+    if (read !== file.size) throw new Error(`${file.path} changed while it was read`);
+    hash.update('\0');
   }
   if (extra !== undefined) hash.update('extra\0').update(extra);
   return `sha256:${hash.digest('hex')}`;

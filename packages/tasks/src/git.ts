@@ -29,6 +29,9 @@ import {
   type ResolveAll,
   resolveAll,
 } from '@osmosis/egress';
+import { checkoutProblem, downloadWatch, type GitSizeLimits } from './git-size.ts';
+
+export type { GitSizeLimits } from './git-size.ts';
 
 export class GitError extends Error {
   readonly url: string;
@@ -45,7 +48,11 @@ export const GIT_ALLOWED_PROTOCOLS = GIT_URL_SCHEMES.join(':');
 export interface GitRunOptions {
   cwd: string;
   timeoutMs?: number;
+  /** polled while git runs: a message stops git and fails the run with it */
+  watch?: () => Promise<string | null>;
 }
+
+const WATCH_MS = 200;
 
 /** Run git with no prompts, no system/global config and no credential helpers. */
 export function runGit(args: string[], options: GitRunOptions): Promise<string> {
@@ -70,13 +77,38 @@ export function runGit(args: string[], options: GitRunOptions): Promise<string> 
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 300_000);
-    child.on('error', (error) => {
+    let stopped: string | null = null;
+    let watching = false;
+    const watcher = options.watch
+      ? setInterval(() => {
+          if (watching || stopped) return;
+          watching = true;
+          options.watch?.().then(
+            (message) => {
+              watching = false;
+              if (message && !stopped) {
+                stopped = message;
+                child.kill('SIGKILL');
+              }
+            },
+            () => {
+              watching = false;
+            },
+          );
+        }, WATCH_MS)
+      : null;
+    const done = () => {
       clearTimeout(timer);
+      if (watcher) clearInterval(watcher);
+    };
+    child.on('error', (error) => {
+      done();
       reject(error);
     });
     child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(stdout);
+      done();
+      if (stopped) reject(new Error(stopped));
+      else if (code === 0) resolve(stdout);
       else {
         const detail =
           stderr.trim().split('\n').filter(Boolean).slice(-3).join(' / ') || `exit ${code ?? signal}`;
@@ -99,6 +131,8 @@ export interface FetchGitOptions {
   /** DNS for tests */
   resolve?: ResolveAll;
   timeoutMs?: number;
+  /** what the fetch may bring: bytes downloaded and checked out, files checked out (default: none) */
+  limits?: GitSizeLimits;
 }
 
 /** Scrub credentials from a URL before it appears in an error. */
@@ -182,7 +216,9 @@ export async function fetchGit(options: FetchGitOptions): Promise<string> {
     if (paths.length > 0) {
       await git(['sparse-checkout', 'set', '--no-cone', '--end-of-options', ...paths.map((p) => `/${p}/`)]);
     }
-    await git([
+    const gitFetch = (args: string[]) =>
+      runGit(args, { cwd: dest, timeoutMs, watch: options.limits && downloadWatch(dest, options.limits) });
+    await gitFetch([
       '-c',
       'protocol.version=2',
       '-c',
@@ -198,6 +234,11 @@ export async function fetchGit(options: FetchGitOptions): Promise<string> {
       ref ?? 'HEAD',
     ]);
     // constant arguments from here on (FETCH_HEAD, HEAD): nothing a member named
+    if (options.limits) {
+      const listing = await git(['ls-tree', '-r', '-l', '-z', '--full-tree', 'FETCH_HEAD']);
+      const problem = checkoutProblem(listing, paths, options.limits);
+      if (problem) throw new Error(problem);
+    }
     await git(['-c', 'advice.detachedHead=false', 'checkout', '-q', 'FETCH_HEAD', '--']);
     return (await git(['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
   } catch (error) {

@@ -12,3 +12,4 @@ export * from './registry.ts';
 export * from './task-config.ts';
 export * from './task-dir.ts';
 export * from './task-shape.ts';
+export * from './task-text.ts';

@@ -42,6 +42,15 @@ describe('registry documents', () => {
     );
   });
 
+  it('refuses a NUL in any name or text, naming where (Postgres could not store the task)', () => {
+    const doc = JSON.stringify([
+      { name: 'd', version: '1', tasks: [{ name: 'a\u0000b', git_url: 'https://example.com/r.git' }] },
+    ]);
+    expect(() => parseRegistryDocument(doc)).toThrow(
+      'registry document: 0.tasks.0.name holds a NUL character (\\u0000); remove it',
+    );
+  });
+
   it('refuses task entries whose URL, commit or path git or the filesystem would misread', () => {
     const entry = (task: Record<string, unknown>) => [
       {

@@ -5,6 +5,7 @@
 // each URL's host against the egress policy again before it fetches.
 import { GitRef, GitUrl, SourcePath } from '@osmosis/contracts';
 import { z } from 'zod';
+import { nulPath } from './task-text.ts';
 
 export const RegistryTaskEntry = z.object({
   name: z.string().min(1),
@@ -41,6 +42,9 @@ export function parseRegistryDocument(input: string | unknown): RegistryDataset[
       throw new RegistryError(`registry document is not JSON: ${(error as Error).message}`);
     }
   }
+  const nul = nulPath(json);
+  if (nul)
+    throw new RegistryError(`registry document: ${nul.join('.')} holds a NUL character (\\u0000); remove it`);
   const list =
     typeof json === 'object' && json !== null && !Array.isArray(json) && 'datasets' in json
       ? (json as { datasets: unknown }).datasets

@@ -2,6 +2,7 @@
 // legacy forms included. Problems are reported with the file, the line and the key.
 import type { NetworkMode, StepMinReward, TaskConfig } from '@osmosis/contracts';
 import { parse, TomlError } from 'smol-toml';
+import { nulPath } from './task-text.ts';
 import { findKeyLine } from './toml-key-line.ts';
 
 export { categoryOf, difficultyOf, tagsOf } from './task-metadata.ts';
@@ -88,6 +89,21 @@ const KNOWN: Record<string, string[]> = {
   ],
 };
 
+/** A NUL in a string or key of task.toml, named as `[table].key.index` at its key's line. */
+function nulError(text: string, file: string, doc: Table, at: string[]): TaskConfigError {
+  const tables: string[] = [];
+  let value: unknown = doc;
+  while (tables.length < at.length - 1 && isTable(value) && isTable(value[at[tables.length] ?? ''])) {
+    value = value[at[tables.length] ?? ''];
+    tables.push(at[tables.length] ?? '');
+  }
+  const table = tables.join('.');
+  const rest = at.slice(tables.length).join('.');
+  const where = table ? `[${table}]${rest ? `.${rest}` : ''}` : rest;
+  const line = findKeyLine(text, table, at[tables.length] ?? null);
+  return new TaskConfigError(file, line, `${where} holds a NUL character (\\u0000); remove it`);
+}
+
 function isTable(value: unknown): value is Table {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
@@ -119,6 +135,8 @@ export function parseTaskConfig(text: string, file = 'task.toml'): ParsedTaskCon
     }
     throw error;
   }
+  const nul = nulPath(doc);
+  if (nul) throw nulError(text, file, doc, nul);
   const warnings: string[] = [];
   const fail = (table: string, key: string | null, message: string): never => {
     const where = table ? `[${table}]${key ? `.${key}` : ''}` : (key ?? '');

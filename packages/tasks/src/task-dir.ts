@@ -1,12 +1,14 @@
 // One Harbor task folder → TaskManifest. Never throws for bad task content: a broken task is
 // returned with parse_error / unsupported_reason so the rest of a benchmark still imports.
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { type TaskConfig, TaskManifest } from '@osmosis/contracts';
 import { COMPOSE_FILES, type ComposeCheck, checkComposeFile } from './compose-policy.ts';
+import { listDir } from './dir-entries.ts';
 import { digestFiles, type WalkedFile, walkFiles } from './files.ts';
 import { categoryOf, difficultyOf, parseTaskConfig, TaskConfigError, tagsOf } from './task-config.ts';
 import { isMultiStep, separateVerifierContext, sharedTestScript, trialSteps } from './task-shape.ts';
+import { readTaskText } from './task-text.ts';
 
 export interface ParseTaskDirOptions {
   /** name to use when task.toml has no [task].name (default: the folder's name) */
@@ -92,8 +94,18 @@ export async function composeCheckOf(dir: string, files: WalkedFile[]): Promise<
   const envFiles = files
     .filter((f) => f.path.startsWith('environment/') && f.kind === 'file')
     .map((f) => f.path.slice('environment/'.length));
-  const text = await readFile(path.join(dir, 'environment', name), 'utf8');
-  return checkComposeFile(text, name, envFiles);
+  const read = await readTaskText(
+    path.join(dir, 'environment', name),
+    `environment/${name}`,
+    sizeOf(files, `environment/${name}`),
+  );
+  if (read.problem !== null)
+    return { file: `environment/${name}`, services: [], volumes: [], problems: [read.problem] };
+  return checkComposeFile(read.text, name, envFiles);
+}
+
+function sizeOf(files: WalkedFile[], rel: string): number {
+  return files.find((f) => f.path === rel)?.size ?? 0;
 }
 
 export async function parseTaskDir(dir: string, options: ParseTaskDirOptions = {}): Promise<TaskManifest> {
@@ -107,32 +119,44 @@ export async function parseTaskDir(dir: string, options: ParseTaskDirOptions = {
   let raw: Record<string, unknown> | null = null;
   let parseError: string | null = null;
   const warnings: string[] = [];
+  const addError = (msg: string) => {
+    parseError = parseError ? `${parseError}; ${msg}` : msg;
+  };
+  // task.toml, instruction.md: read only when of a sane size and stored only without NUL
+  const text = (rel: string) => readTaskText(path.join(dir, rel), rel, sizeOf(files, rel));
   if (has('task.toml')) {
-    const text = await readFile(path.join(dir, 'task.toml'), 'utf8');
-    try {
-      const parsed = parseTaskConfig(text, 'task.toml');
-      config = parsed.config;
-      raw = parsed.raw;
-      warnings.push(...parsed.warnings);
-    } catch (error) {
-      if (!(error instanceof TaskConfigError)) throw error;
-      parseError = error.message;
+    const toml = await text('task.toml');
+    if (toml.problem !== null) parseError = toml.problem;
+    else {
+      try {
+        const parsed = parseTaskConfig(toml.text, 'task.toml');
+        config = parsed.config;
+        raw = parsed.raw;
+        warnings.push(...parsed.warnings);
+      } catch (error) {
+        if (!(error instanceof TaskConfigError)) throw error;
+        parseError = error.message;
+      }
     }
   } else {
     parseError = 'task.toml: file is missing';
   }
 
   let instruction = '';
+  const instructionOf = async (rel: string) => {
+    const read = await text(rel);
+    if (read.problem !== null) addError(read.problem);
+    instruction = read.text ?? '';
+  };
   if (has('instruction.md')) {
-    instruction = await readFile(path.join(dir, 'instruction.md'), 'utf8');
+    await instructionOf('instruction.md');
   } else if (!parseError && isMultiStep(config)) {
     // a multi-step task's instructions are steps/<name>/instruction.md (checked below); the
     // first one stands for the task where one instruction is shown
     const first = `steps/${config.steps?.[0]?.name}/instruction.md`;
-    if (has(first)) instruction = await readFile(path.join(dir, first), 'utf8');
+    if (has(first)) await instructionOf(first);
   } else {
-    const msg = 'instruction.md: file is missing';
-    parseError = parseError ? `${parseError}; ${msg}` : msg;
+    addError('instruction.md: file is missing');
   }
 
   const envFiles = files
@@ -199,7 +223,7 @@ export async function findTaskDirs(root: string, maxDepth = 4): Promise<string[]
   const found: string[] = [];
   async function visit(rel: string, depth: number): Promise<void> {
     const abs = rel ? path.join(root, rel) : root;
-    const entries = await readdir(abs, { withFileTypes: true });
+    const entries = await listDir(abs, rel);
     if (entries.some((e) => e.isFile() && TASK_MARKERS.includes(e.name))) {
       found.push(rel);
       return;

@@ -124,6 +124,17 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
       if (!closed) res.write(': keep-alive\n\n');
     }, HEARTBEAT_MS);
 
+    const drained = () =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+
     const planned = run.agents.length * run.taskCount * run.attemptsPerTask;
     let lastProgress = '';
 
@@ -139,6 +150,10 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
           cursor = row.id;
         }
         if (rows.length < PAGE) break;
+        // a reader that does not read: the next page waits until its socket drained (else the
+        // whole history would wait in this process's memory)
+        if (res.writableNeedDrain) await drained();
+        if (closed) return;
       }
       const counts = await runOutcomeCounts(db, run.id);
       const progress: StreamProgress = {

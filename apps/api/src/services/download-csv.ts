@@ -14,8 +14,13 @@ export function csvField(value: unknown): string {
   else if (typeof value === 'bigint') s = value.toString();
   else if (typeof value === 'boolean') s = value ? 'true' : 'false';
   else s = String(value);
+  // text a spreadsheet would run as a formula (a task's name, an error message): OWASP's apostrophe
+  if (typeof value === 'string' && FORMULA_START.test(s) && !NUMBER.test(s)) s = `'${s}`;
   return /[",\r\n]|^\s|\s$/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
 export function csvLine(values: unknown[]): string {
   return `${values.map(csvField).join(',')}\n`;

@@ -152,9 +152,17 @@ function storableDeep(value: unknown): unknown {
   return value;
 }
 
+/**
+ * A harness's report (harness_info) as stored: scrubbed and storable — an installed agent's
+ * version is what the CLI on the image's PATH printed. Throws when it cannot be scrubbed.
+ */
+export function scrubStored<T>(value: T, scrubber: Scrubber): T {
+  return storableDeep(scrubber.deep(value)) as T;
+}
+
 export function scrubEvent<E extends Omit<AttemptEvent, 'timestamp'>>(event: E, scrubber: Scrubber): E {
   try {
-    return storableDeep(scrubber.deep(event)) as E;
+    return scrubStored(event, scrubber);
   } catch {
     return {
       level: event.level,
@@ -165,7 +173,7 @@ export function scrubEvent<E extends Omit<AttemptEvent, 'timestamp'>>(event: E, 
 }
 
 /**
- * reward.json with its keys scrubbed (a verifier may name a reward after anything). The numbers
+ * reward.json with its keys scrubbed and storable (a verifier may name a reward after anything). The numbers
  * are scores and are kept as the verifier gave them.
  */
 export function scrubRewardNames(
@@ -173,6 +181,6 @@ export function scrubRewardNames(
   scrubber: Scrubber,
 ): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [name, value] of Object.entries(rewards)) out[scrubber.text(name)] = value;
+  for (const [name, value] of Object.entries(rewards)) out[storableText(scrubber.text(name))] = value;
   return out;
 }

@@ -226,6 +226,22 @@ describe('executeAttempt', () => {
     expect(result).toMatchObject({ outcome: 'errored', errorClass: 'platform' });
     expect(result.errorMessage).toMatch(/unknown harness "terminus-3"/);
   });
+
+  // Postgres stores no NUL in text or jsonb: a reward name or an error message holding one (JSON's
+  // \u0000 in reward.json keys) made the finished attempt's result unwritable. Written as U+2400.
+  it('a reward name holding a NUL is stored with U+2400, keeping its score', async () => {
+    const { result } = await attempt('nul-reward', 'nop');
+    expect(result.errorMessage).toBeNull();
+    expect(result.outcome).toBe('passed');
+    expect(result.rewards).toEqual({ reward: 1, 'a\u2400b': 0.5 });
+  });
+
+  it('an error message naming such a reward holds no NUL', async () => {
+    const { result } = await attempt('nul-reward', 'oracle');
+    expect(result.outcome).toBe('errored');
+    expect(result.errorMessage).toContain('reward.json: "x\u2400y" is not a number');
+    expect(result.errorMessage).not.toContain('\u0000');
+  });
 });
 
 describe('parseReward', () => {

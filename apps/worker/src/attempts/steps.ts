@@ -13,8 +13,9 @@ import type { TrialStepSpec } from '@osmosis/tasks';
 import { collectDeclared, resetLogs } from './collect.ts';
 import { engineFailure } from './engine-errors.ts';
 import { waitHealthy } from './environment.ts';
-import { scrubRewardNames } from './output-scrub.ts';
+import { scrubRewardNames, scrubStored } from './output-scrub.ts';
 import { closeAgentPhase, StorageLimitExceeded } from './sandbox-guards.ts';
+import { boundTokenCounts } from './storable-usage.ts';
 import { Cancelled, messageOf, PhaseError, type TrialContext, withTimeout } from './trial-context.ts';
 import { readStepReward, rewardOf, verifierFor } from './verifiers.ts';
 
@@ -125,12 +126,13 @@ async function runAgent(
   r.agentExitCode = run.exitCode;
   r.agentTimedOut = run.timedOut;
   if (run.commandMs !== undefined) r.agentCommandMs = (r.agentCommandMs ?? 0) + run.commandMs;
-  r.harnessInfo = run.harnessInfo ?? r.harnessInfo;
+  r.harnessInfo = run.harnessInfo ? scrubStored(run.harnessInfo, ctx.scrubber) : r.harnessInfo;
   if (run.usage) {
     r.inputTokens = (r.inputTokens ?? 0) + run.usage.inputTokens;
     r.outputTokens = (r.outputTokens ?? 0) + run.usage.outputTokens;
     r.cacheTokens = (r.cacheTokens ?? 0) + run.usage.cacheTokens;
     r.costUsd = run.usage.costUsd === null ? r.costUsd : (r.costUsd ?? 0) + run.usage.costUsd;
+    boundTokenCounts(r, ctx.emit);
   }
   for (const file of run.files ?? []) {
     const rel = path.posix.normalize(file.path);

@@ -9,7 +9,7 @@ import {
   DEFAULT_TASK_LIMITS,
   type TrialStepSpec,
 } from '@osmosis/tasks';
-import { scrubEvent } from './output-scrub.ts';
+import { scrubEvent, storableText } from './output-scrub.ts';
 import { storageBreachRejection } from './sandbox-guards.ts';
 import type {
   AttemptEnvironment,
@@ -161,7 +161,8 @@ export function createTrialContext(
     deps,
     config,
     scrubber,
-    scrub: (text) => scrubber.text(text),
+    // an error message may quote what a sandbox wrote (a reward's name): stored, it must hold no NUL
+    scrub: (text) => storableText(scrubber.text(text)),
     emit,
     signal,
     result,

@@ -29,6 +29,7 @@ import {
   extractTar,
   fetchGit,
   findCatalogEntry,
+  type GitSizeLimits,
   loadBenchmarkDir,
   mapLimit,
   packTar,
@@ -40,6 +41,7 @@ import {
   redactUrl,
   resolveDataset,
   resolveInside,
+  SourcePathError,
   storageForDataDir,
   type TaskLimits,
   taskLimitsOf,
@@ -84,6 +86,16 @@ class SyncError extends Error {}
 
 function egressOf(deps: BenchmarkSyncDeps): EgressPolicy {
   return deps.egress ?? { allow: EMPTY_ALLOWLIST };
+}
+
+/** What one git fetch may bring: the limits of an archive, times the tasks it is fetched for (registry groups). */
+function gitLimits(deps: BenchmarkSyncDeps, tasks = 1): GitSizeLimits {
+  const names = deps.limits?.limitNames;
+  return {
+    maxBytes: (deps.limits?.maxBytes ?? DEFAULT_EXTRACT_LIMITS.maxBytes) * tasks,
+    maxFiles: (deps.limits?.maxEntries ?? DEFAULT_EXTRACT_LIMITS.maxEntries) * tasks,
+    names: { maxBytes: names?.maxBytes, maxFiles: names?.maxEntries },
+  };
 }
 
 function errorText(error: unknown): string {
@@ -173,7 +185,10 @@ async function syncFolder(
   root: string,
   imp: Importer,
 ): Promise<number> {
-  const tasks = await loadBenchmarkDir(root);
+  const tasks = await loadBenchmarkDir(root).catch((error: unknown) => {
+    // a file the source names badly (a name that is not UTF-8): the author's to fix
+    throw error instanceof SourcePathError ? new SyncError(error.message) : error;
+  });
   if (tasks.length === 0) throw new SyncError('no task folder (a folder with task.toml) found in the source');
   await deps.db.benchmark.update({ where: { id: benchmarkId }, data: { expectedTaskCount: tasks.length } });
   for (const t of tasks) {
@@ -266,6 +281,7 @@ async function syncRegistry(
         paths: entries.map((e) => e.path).filter(Boolean),
         dest,
         policy: egressOf(deps),
+        limits: gitLimits(deps, entries.length),
       });
     } catch (error) {
       for (const e of entries) failures.push(`task ${e.name}: ${errorText(error)}`);
@@ -369,6 +385,7 @@ export async function processBenchmarkSync(
           paths: s.path ? [s.path] : [],
           dest,
           policy: egressOf(deps),
+          limits: gitLimits(deps),
         });
       } catch (error) {
         throw new SyncError(errorText(error));

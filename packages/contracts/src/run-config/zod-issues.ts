@@ -37,6 +37,9 @@ function describeValueType(v: unknown): string {
   if (v instanceof Date || (v !== null && typeof v === 'object' && v.constructor?.name === 'TomlDate'))
     return 'a date';
   if (v !== null && typeof v === 'object') return 'a table';
+  // TOML's nan and inf are floats, but not numbers any field takes
+  if (typeof v === 'number' && !Number.isFinite(v))
+    return `${Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf'}, not a finite number`;
   if (typeof v === 'number') return Number.isInteger(v) ? 'an integer' : 'a float';
   if (typeof v === 'string') return 'a string';
   if (typeof v === 'boolean') return 'a boolean';

@@ -21,6 +21,11 @@ export function coveredIntervals<N extends { length: number }>(
       found.push([at, at + needle.length]);
     }
   }
+  return mergeIntervals(found);
+}
+
+/** `found` sorted and merged where intervals overlap or touch. */
+export function mergeIntervals(found: Interval[]): Interval[] {
   if (found.length < 2) return found;
   found.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   const merged: Interval[] = [found[0]!];

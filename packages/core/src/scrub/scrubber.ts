@@ -2,7 +2,14 @@
 // names, events, error messages, rewards, trajectories, build output, log lines) goes through
 // it. It replaces each secret value, and each derived form of it (forms.ts), by `***`.
 import { type ScrubForm, scrubForms } from './forms.ts';
-import { coveredIntervals, replaceIntervals, replaceIntervalsInBytes } from './match.ts';
+import { type Folded, foldBytes, foldText, unfold } from './lines.ts';
+import {
+  coveredIntervals,
+  type Interval,
+  mergeIntervals,
+  replaceIntervals,
+  replaceIntervalsInBytes,
+} from './match.ts';
 import { DEFAULT_SCRUB_MIN_LENGTH } from './settings.ts';
 
 /** What every secret value (and every form of it) becomes. */
@@ -43,6 +50,19 @@ export interface Scrubber {
   stream(): StreamScrubber;
 }
 
+/** Where `needles` are in `haystack`, and `foldedNeedles` in it with its line breaks taken out. */
+function acrossLines<H extends string | Buffer>(
+  haystack: H,
+  needles: readonly H[],
+  foldedNeedles: readonly H[],
+  lines: Folded<H> | null,
+): Interval[] {
+  const direct = coveredIntervals<H>(haystack as never, needles);
+  if (!lines) return direct;
+  const split = unfold(coveredIntervals<H>(lines.folded as never, foldedNeedles), lines.origin);
+  return split.length ? mergeIntervals([...direct, ...split]) : direct;
+}
+
 function toBuffer(data: Uint8Array): Buffer {
   return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
@@ -71,25 +91,42 @@ export function createScrubber(
   const byteNeedles = needles.map((n) => Buffer.from(n, 'utf8'));
   const holdBack = Math.max(0, ...byteNeedles.map((n) => n.length - 1));
   const active = needles.length > 0;
+  // searched for in the input with its line breaks taken out (lines.ts): a form the writer
+  // wrapped, and a multi-line value written with other line ends
+  const foldedNeedles = [...new Set(needles.map((n) => n.replace(/[\r\n]/g, '')))].filter(
+    (n) => n.length >= minLength,
+  );
+  const foldedByteNeedles = foldedNeedles.map((n) => Buffer.from(n, 'utf8'));
+
+  const textIntervals = (input: string): Interval[] =>
+    acrossLines(input, needles, foldedNeedles, foldText(input));
+  const byteIntervals = (buf: Buffer): Interval[] =>
+    acrossLines(buf, byteNeedles, foldedByteNeedles, foldBytes(buf));
 
   const text = (input: string): string => {
     if (!active || input.length === 0) return input;
-    const intervals = coveredIntervals<string>(input, needles);
+    const intervals = textIntervals(input);
     return intervals.length ? replaceIntervals(input, intervals, SCRUBBED) : input;
   };
 
   const bytes = (data: Uint8Array): Buffer => {
     const buf = toBuffer(data);
     if (!active || buf.length === 0) return buf;
-    const intervals = coveredIntervals<Buffer>(buf, byteNeedles);
+    const intervals = byteIntervals(buf);
     return intervals.length ? replaceIntervalsInBytes(buf, intervals, SCRUBBED_BYTES) : buf;
   };
 
   const contains = (data: string | Uint8Array): boolean => {
     if (!active) return false;
-    if (typeof data === 'string') return needles.some((n) => data.includes(n));
+    if (typeof data === 'string') {
+      if (needles.some((n) => data.includes(n))) return true;
+      const lines = foldText(data);
+      return lines !== null && foldedNeedles.some((n) => lines.folded.includes(n));
+    }
     const buf = toBuffer(data);
-    return byteNeedles.some((n) => buf.includes(n));
+    if (byteNeedles.some((n) => buf.includes(n))) return true;
+    const lines = foldBytes(buf);
+    return lines !== null && foldedByteNeedles.some((n) => lines.folded.includes(n));
   };
 
   const error = (input: unknown): Error => {
@@ -121,10 +158,15 @@ export function createScrubber(
         const input = toBuffer(chunk);
         if (!active) return input;
         const data = pending.length ? Buffer.concat([pending, input]) : input;
-        // A form starting before `cut` lies wholly inside `data`, so it has been found.
-        let cut = Math.max(0, data.length - holdBack);
+        // A form starting before `cut` lies wholly inside `data`, so it has been found: `cut`
+        // holds back the last `holdBack` bytes that are not line breaks (a form split across
+        // lines spans more bytes than its length), and never more than that many bytes
+        const lines = foldBytes(data);
+        const length = lines ? lines.folded.length : data.length;
+        const foldedCut = Math.max(0, length - holdBack);
+        let cut = !lines ? foldedCut : foldedCut >= length ? data.length : lines.origin(foldedCut);
         const ready = [];
-        for (const interval of coveredIntervals<Buffer>(data, byteNeedles)) {
+        for (const interval of byteIntervals(data)) {
           if (interval[0] >= cut) break;
           ready.push(interval);
           if (interval[1] > cut) cut = interval[1];

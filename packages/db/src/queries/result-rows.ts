@@ -79,9 +79,14 @@ export async function resultRowsPage(
     LIMIT ${limit}`;
 }
 
-/** A text value as a CSV field (RFC 4180): quoted when it has a comma, quote, line break or edge space. */
+/**
+ * A text value as a CSV field (RFC 4180): quoted when it has a comma, quote, line break or edge
+ * space; text a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage
+ * return, and not a number) gets a leading apostrophe first, as the API's csvField does.
+ */
 function csvText(expr: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`coalesce(CASE WHEN (${expr}) ~ '[",\\r\\n]|^\\s|\\s$' THEN '"' || replace((${expr}), '"', '""') || '"' ELSE (${expr}) END, '')`;
+  const text = Prisma.sql`(CASE WHEN (${expr}) ~ '^[-=+@\\t\\r]' AND (${expr}) !~ '^[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?$' THEN '''' || (${expr}) ELSE (${expr}) END)`;
+  return Prisma.sql`coalesce(CASE WHEN ${text} ~ '[",\\r\\n]|^\\s|\\s$' THEN '"' || replace(${text}, '"', '""') || '"' ELSE ${text} END, '')`;
 }
 const csvPlain = (expr: Prisma.Sql): Prisma.Sql => Prisma.sql`coalesce((${expr})::text, '')`;
 const csvTime = (expr: Prisma.Sql): Prisma.Sql =>

@@ -201,8 +201,17 @@ export function createInstalledHarness(
         env,
         timeoutMs: 60_000,
       }).catch(() => null);
+      // the CLI on the PATH comes with the benchmark's image: its version line is text it chose
+      // (printable only here; scrubbed of the keys below, as everything it printed)
       const cliVersion =
-        version?.exitCode === 0 ? version.stdout.trim().split('\n')[0]?.slice(0, 200) || null : null;
+        version?.exitCode === 0
+          ? version.stdout
+              .trim()
+              .split('\n')[0]
+              // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+              ?.replace(/[\u0000-\u001f\u007f]/g, '')
+              .slice(0, 200) || null
+          : null;
 
       // settings, MCP servers and skills, as the agent user (file contents travel as variables, never as code)
       const files = def.configFiles?.(model, mcp.servers) ?? [];
@@ -315,7 +324,7 @@ export function createInstalledHarness(
         commandMs,
         harnessInfo: {
           harness: def.name,
-          version: cliVersion ?? def.version ?? 'unknown',
+          version: (cliVersion === null ? null : scrubber.text(cliVersion)) ?? def.version ?? 'unknown',
           reference: { ...HARBOR_REFERENCE },
           templates: null,
           model_params: null,
