@@ -181,6 +181,9 @@ export async function resultsCsvPage(
         OFFSET 0
       ) a
       JOIN run_agents ra ON ra.id = a.agent_id
+      -- a fence: each field is computed once (csvText reads its value several times; flattened,
+      -- the steps' JSON was rebuilt for each read: 20 s for 30,000 rows instead of 0.7 s)
+      OFFSET 0
     ) r`;
   const r0 = rows[0];
   return {
