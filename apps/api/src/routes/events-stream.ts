@@ -109,12 +109,15 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
     let closed = false;
     let timer: NodeJS.Timeout | null = null;
     let heartbeat: NodeJS.Timeout | null = null;
+    // a backlog page waiting for the socket to drain (drained below): closing wakes it too
+    let wake: (() => void) | null = null;
     const close = () => {
       if (closed) return;
       closed = true;
       if (timer) clearTimeout(timer);
       if (heartbeat) clearInterval(heartbeat);
       open.delete(close);
+      wake?.();
       res.end();
     };
     open.add(close);
@@ -126,11 +129,14 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
 
     const drained = () =>
       new Promise<void>((resolve) => {
+        if (closed || res.destroyed) return resolve();
         const done = () => {
           res.off('drain', done);
           res.off('close', done);
+          wake = null;
           resolve();
         };
+        wake = done;
         res.on('drain', done);
         res.on('close', done);
       });

@@ -90,7 +90,7 @@ export interface FastResult {
 }
 
 /** Whether a result can take the fast path at all (what the statement cannot check itself). */
-export function fastResultApplies(result: ExecutionResult): result is ExecutionResult & {
+function fastResultApplies(result: ExecutionResult): result is ExecutionResult & {
   outcome: 'passed' | 'failed';
 } {
   return result.outcome === 'passed' || result.outcome === 'failed';

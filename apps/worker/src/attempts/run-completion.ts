@@ -43,7 +43,8 @@ export async function completeRunIfDone(tx: Tx, runId: string): Promise<string |
     SELECT status::text AS status FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
   const status = runs[0]?.status;
   if (!status || !acceptsAttempts(status)) return status ?? null;
-  // the common case (attempts still open) from the (run_id, status) index, without tallying the run
+  // the common case (attempts still open) from attempts_dispatch_pick_idx (run_id, status, …),
+  // without tallying the run
   const open = await tx.$queryRaw<{ open: boolean }[]>`
     SELECT EXISTS (SELECT 1 FROM attempts WHERE run_id = ${runId}::uuid AND status IN ('queued', 'running')) AS open`;
   if (open[0]?.open) return status;

@@ -61,7 +61,8 @@ export const attemptModule: QueueModule = {
         let ran = true;
         try {
           const outcome = await processor.execute(attemptId, runId);
-          // a written result refilled its slot in its own transaction (finalizeAttempt)
+          // no pass is needed when a written result refilled its slot in its own transaction
+          // (finalizeAttempt) or is a fast result whose run still has a handed-out backlog
           ran = !isHandedOver(outcome) && !isRefilled(outcome);
           return outcome;
         } finally {

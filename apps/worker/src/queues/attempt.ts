@@ -20,10 +20,10 @@
 //   released so another worker re-runs them at once.
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch } from '@osmosis/queues';
-import { dispatchRun, enqueuePicked, type Picked } from '../attempts/dispatch.ts';
+import { enqueuePicked, type Picked } from '../attempts/dispatch.ts';
 import { loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
-import { fastAcquire, fastFinalize } from '../attempts/fast-lease.ts';
+import { type FastResult, fastAcquire, fastFinalize } from '../attempts/fast-lease.ts';
 import { type AcquireResult, acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
 import { recordDiscardedExecution, requeueAttempt } from '../attempts/lease-handback.ts';
 import { createLeaseRenewer } from '../attempts/lease-renewal.ts';
@@ -302,7 +302,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
           handBack === null
             ? await fastFinalize(db, attemptId, entry.runId, token, entry.tryNumber, result, config.workerId)
             : null;
-        if (fast) return await afterFastResult(entry, result, fast);
+        if (fast) return afterFastResult(entry, result, fast);
         const written = await finalizeAttempt(db, attemptId, token, result, options);
         ctx.database.succeeded();
         if (written.kind === 'stale') return await discardStale(entry, token, result, startedAt);
@@ -336,25 +336,16 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     }
   }
 
-  /** A result written by the fast path: metrics, then a dispatcher pass only when the run's backlog runs low. */
-  async function afterFastResult(
-    entry: InFlight,
-    result: ExecutionResult,
-    fast: NonNullable<Awaited<ReturnType<typeof fastFinalize>>>,
-  ): Promise<unknown> {
+  /**
+   * A result written by the fast path: its metrics; the freed slot is left to the attempt
+   * module's dispatcher pass (`refilled: false`) only when the run's backlog runs low.
+   */
+  function afterFastResult(entry: InFlight, result: ExecutionResult, fast: FastResult): unknown {
     ctx.database.succeeded();
     const written = { kind: 'written' as const, outcome: fast.outcome, runStatus: 'running' };
     afterResultWritten(ctx, entry.attemptId, entry.runId, result, written);
     logger.info({ attemptId: entry.attemptId, ...written, backlog: fast.backlog }, 'attempt result written');
-    if (fast.refill) {
-      await dispatchRun(ctx.db, ctx.queues, entry.runId, logger, dispatchLimitsOf(config)).catch(
-        async (error) => {
-          logger.warn({ runId: entry.runId, err: errorMessage(error) }, 'dispatch after attempt failed');
-          await enqueueRunDispatch(ctx.queues, entry.runId).catch(() => undefined);
-        },
-      );
-    }
-    return { ...written, refilled: true };
+    return { ...written, refilled: !fast.refill };
   }
 
   async function spoolOnExit(
