@@ -71,6 +71,23 @@ describe('engine trouble', () => {
     }
   });
 
+  it('is the engine when a removal shows the sandbox stopped for a while first (a loaded engine)', async () => {
+    const sandbox = await createSandbox({ image: 'osmosis/base:bookworm', docker: viaProxy });
+    try {
+      // a forced removal kills first; on a busy engine the container sits `exited` before it goes
+      await direct.getContainer(sandbox.id).kill({ signal: 'SIGKILL' });
+      const judged = engineTrouble(new Error('cannot exec in a stopped state: unknown'), {
+        docker: viaProxy,
+        containerId: sandbox.id,
+      });
+      await new Promise((r) => setTimeout(r, 2_000));
+      await direct.getContainer(sandbox.id).remove({ force: true });
+      expect(await judged).toBe('the sandbox container was removed from the engine while the attempt ran');
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
   it('is not the engine when the sandbox merely stopped (a task can end its own init)', async () => {
     const sandbox = await createSandbox({ image: 'osmosis/base:bookworm', docker: viaProxy });
     try {

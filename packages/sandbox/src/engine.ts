@@ -116,13 +116,18 @@ export async function engineTrouble(
   return null;
 }
 
+/** How long a stopped container is watched for a removal in progress before it counts as the task's doing. */
+const REMOVAL_GRACE_MS = 5_000;
+
 /**
  * The container is gone, or being removed, though the attempt did not remove it. A container
- * that merely stopped may be the task's doing (it can end its own init); a removal in progress
- * shows as stopped for a moment, so a stopped one is looked at again a second later.
+ * that merely stopped may be the task's doing (it can end its own init); a forced removal first
+ * kills the container and on a loaded engine can show it stopped (not yet `removing`) for
+ * seconds, so a stopped one is watched for a while before it is judged.
  */
 async function removedFromUnder(docker: Docker, id: string): Promise<boolean> {
-  for (let look = 0; look < 2; look++) {
+  const until = Date.now() + REMOVAL_GRACE_MS;
+  for (;;) {
     let state: Docker.ContainerInspectInfo['State'];
     try {
       state = (await docker.getContainer(id).inspect()).State;
@@ -131,7 +136,7 @@ async function removedFromUnder(docker: Docker, id: string): Promise<boolean> {
     }
     if (state.Running) return false;
     if (state.Status === 'removing' || state.Status === 'dead' || state.Dead) return true;
-    if (look === 0) await new Promise((r) => setTimeout(r, 1000));
+    if (Date.now() >= until) return false;
+    await new Promise((r) => setTimeout(r, 250));
   }
-  return false;
 }
