@@ -16,7 +16,7 @@
 //
 //   cd /work/main && source scripts/env.sh
 //   node bench/dispatch-scale.ts [--workers 100] [--procs 4] [--slots 8] [--attempts 200000] [--runs 50]
-//     [--workspaces 10] [--seconds 60] [--sleep-min 500] [--sleep-max 1000] [--pool 10] [--keep]
+//     [--workspaces 10] [--seconds 60] [--warmup 10] [--sleep-min 500] [--sleep-max 1000] [--pool 10] [--keep] [--pg-stats]
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -43,11 +43,15 @@ const { values: args } = parseArgs({
     /** tasks of each workspace's benchmark (Terminal-Bench 2 has 89): a run's attempts spread over them */
     tasks: { type: 'string', default: '89' },
     seconds: { type: 'string', default: '60' },
+    /** seconds the workers run before the measured window starts */
+    warmup: { type: 'string', default: '10' },
     'sleep-min': { type: 'string', default: '500' },
     'sleep-max': { type: 'string', default: '1000' },
     /** Postgres connections of each child process, shared by its simulated workers */
     pool: { type: 'string', default: '10' },
     keep: { type: 'boolean', default: false },
+    /** print the statements that took most of Postgres's time in the window (needs pg_stat_statements loaded) */
+    'pg-stats': { type: 'boolean', default: false },
   },
 });
 const W = Number(args.workers);
@@ -58,6 +62,7 @@ const R = Number(args.runs);
 const K = Number(args.workspaces);
 const T = Number(args.tasks);
 const SECONDS = Number(args.seconds);
+const WARMUP = Number(args.warmup);
 const SLEEP_MIN = Number(args['sleep-min']);
 const SLEEP_MAX = Number(args['sleep-max']);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:63799';
@@ -107,6 +112,15 @@ async function redisCpu(redis: ReturnType<typeof createRedis>): Promise<number> 
   const info = await redis.info('cpu');
   const of = (key: string) => Number(new RegExp(`${key}:([\\d.]+)`).exec(info)?.[1] ?? 0);
   return of('used_cpu_user') + of('used_cpu_sys');
+}
+
+/** The statements that took most of the window's time (pg_stat_statements, every database's). */
+async function topStatements(db: ReturnType<typeof createDb>) {
+  return db.$queryRaw<{ ms: number; calls: number; toplevel: boolean; query: string }[]>`
+    SELECT (total_exec_time + total_plan_time)::float8 AS ms, calls::float8 AS calls, toplevel,
+      left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 110) AS query
+    FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat%'
+    ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`;
 }
 
 interface Child {
@@ -174,6 +188,12 @@ async function main() {
     t0 = Date.now();
     children = await startChildren(url, prefix);
     console.log(`${W} workers × ${S} slots in ${P} processes started in ${Date.now() - t0} ms`);
+    // the first seconds are every slot's first start at once (and each run's first start, which
+    // takes the full path): the window measures the steady state after them
+    if (WARMUP > 0) {
+      await new Promise((r) => setTimeout(r, WARMUP * 1000));
+      console.log(`warmed up for ${WARMUP} s`);
+    }
 
     const commitsOf = async () =>
       Number(
@@ -198,6 +218,10 @@ async function main() {
     // where the workers' connections are at each sample: waiting on a lock, or holding a
     // transaction open while their process prepares the next statement
     const backends = { lock: 0, idleInTx: 0, active: 0, samples: 0 };
+    if (args['pg-stats']) {
+      await db.$executeRawUnsafe('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await db.$executeRawUnsafe('SELECT pg_stat_statements_reset()');
+    }
     const deadline = Date.now() + SECONDS * 1000;
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 500));
@@ -219,6 +243,7 @@ async function main() {
       backends.samples++;
     }
     const elapsed = (Date.now() - start.getTime()) / 1000;
+    const statements = args['pg-stats'] ? await topStatements(db) : [];
     const commits = (await commitsOf()) - commits0;
     const calls = (await redisCalls(redis)) - calls0;
     const redisSeconds = (await redisCpu(redis)) - redisCpu0;
@@ -271,6 +296,13 @@ async function main() {
     console.log(
       `cpu per start           workers ${msPerStart(workerSeconds).toFixed(2)} ms, postgres ${msPerStart(cpuSeconds.postgres).toFixed(2)} ms, redis ${msPerStart(redisSeconds).toFixed(2)} ms: ${fmt((cpuPerStart * AIM.startsPerSecond) / 1000)} cores at ${AIM.startsPerSecond} starts/s (this machine has ${availableParallelism()})`,
     );
+    if (statements.length) {
+      console.log('\nstatements by time in the window, per start (ms of execution and planning; calls):');
+      for (const st of statements)
+        console.log(
+          `  ${(st.ms / Math.max(1, started)).toFixed(3).padStart(8)} ms ${(st.calls / Math.max(1, started)).toFixed(2).padStart(6)}  ${st.toplevel ? '' : '(nested) '}${st.query}`,
+        );
+    }
     await queues.close();
   } finally {
     // a child told to stop exits by itself (its last act may be writing a --cpu-prof profile)

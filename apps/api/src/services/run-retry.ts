@@ -232,7 +232,7 @@ export async function retryRun(
   return db.$transaction(
     async (tx) => {
       const locked = await tx.$queryRaw<{ status: RunStatusName }[]>`
-        SELECT status::text AS status FROM runs WHERE id = ${found.id}::uuid FOR UPDATE`;
+        SELECT status::text AS status FROM runs WHERE id = ${found.id}::uuid FOR NO KEY UPDATE`;
       const status = locked[0]?.status;
       if (!status) throw ApiError.notFound('run');
       const run = { ...found, status };

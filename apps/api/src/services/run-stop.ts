@@ -24,7 +24,7 @@ export interface StopOutcome {
 export async function stopRun(db: Db, runId: string, by: string): Promise<StopOutcome> {
   return db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<{ name: string; status: RunStatusName }[]>`
-      SELECT name, status::text AS status FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
+      SELECT name, status::text AS status FROM runs WHERE id = ${runId}::uuid FOR NO KEY UPDATE`;
     const run = rows[0];
     if (!run) throw ApiError.notFound('run');
     if (!isStoppableRunStatus(run.status)) {

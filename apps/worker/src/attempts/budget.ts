@@ -46,7 +46,7 @@ const usd = (n: number) => `$${n.toFixed(4)}`;
  */
 export async function enforceBudget(tx: Tx, runId: string, starting?: string): Promise<boolean> {
   const runs = await tx.$queryRaw<{ status: RunStatusName; max_cost_usd: number | null }[]>`
-    SELECT status::text AS status, max_cost_usd FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
+    SELECT status::text AS status, max_cost_usd FROM runs WHERE id = ${runId}::uuid FOR NO KEY UPDATE`;
   const run = runs[0];
   if (!run || run.max_cost_usd === null || !acceptsAttempts(run.status)) return false;
   const spent = await runSpendUsd(tx, runId);

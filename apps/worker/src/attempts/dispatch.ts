@@ -18,7 +18,7 @@
 // another's first attempts waiting either.
 import type { RunStatusName } from '@osmosis/contracts';
 import { DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS } from '@osmosis/core';
-import { appendRunEvent, backlogLow, type Db, Prisma, runInFlightCount } from '@osmosis/db';
+import { appendRunEvent, backlogLow, type Db, Prisma, queryRows, runInFlightCount } from '@osmosis/db';
 import type { Queues } from '@osmosis/queues';
 import type { Logger } from 'pino';
 import { enforceBudget } from './budget.ts';
@@ -74,7 +74,7 @@ export async function pickForRun(
     }[]
   >`
     SELECT status::text AS status, max_concurrent_attempts, workspace_id::text AS workspace_id, waiting_reason
-    FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
+    FROM runs WHERE id = ${runId}::uuid FOR NO KEY UPDATE`;
   const run = runs[0];
   if (!run) return { ids: [] as { id: string; slot: number }[], inFlight: 0, nextDueAt: null, status: null };
   if (!ACTIVE_RUN_STATUSES.includes(run.status))
@@ -160,6 +160,29 @@ export async function enqueuePicked(
   }
 }
 
+/**
+ * What a pass would find, read without a lock: a queued or running run with no waiting reason and
+ * no budget whose slots are all taken, or with nothing left to hand out, is idle — a pass would
+ * change nothing. Most passes at scale are such (every slot of a big run is in flight), and each
+ * took the run's row lock, holding its starts and results in line behind it
+ * (bench/dispatch-scale.ts). A slot freed after this read wakes its own pass.
+ */
+export async function runIsIdle(db: Db, runId: string): Promise<{ status: string; inFlight: number } | null> {
+  const rows = await queryRows<{ status: string; in_flight: number; idle: boolean }>(
+    db,
+    Prisma.sql`
+    SELECT r.status::text AS status, f.n AS in_flight,
+      (r.status IN ('queued', 'running') AND r.waiting_reason IS NULL AND r.max_cost_usd IS NULL
+        AND (f.n >= r.max_concurrent_attempts
+          OR NOT EXISTS (SELECT 1 FROM attempts q WHERE q.run_id = r.id AND q.status = 'queued' AND q.dispatched_at IS NULL))
+      ) AS idle
+    FROM runs r, LATERAL (SELECT ${runInFlightCount(Prisma.sql`r.id`)}::int AS n) f
+    WHERE r.id = ${runId}::uuid`,
+  );
+  const row = rows[0];
+  return row?.idle ? { status: row.status, inFlight: row.in_flight } : null;
+}
+
 export async function dispatchRun(
   db: Db,
   queues: Queues,
@@ -167,6 +190,8 @@ export async function dispatchRun(
   logger?: Logger,
   limits: DispatchLimits = DEFAULT_LIMITS,
 ): Promise<DispatchResult> {
+  const idle = await runIsIdle(db, runId);
+  if (idle) return { dispatched: [], inFlight: idle.inFlight, nextDueAt: null, runStatus: idle.status };
   const picked = await db.$transaction((tx) => pickForRun(tx, runId, limits));
   await enqueuePicked(queues, runId, picked, logger);
   return {

@@ -1,5 +1,5 @@
-// The common start and the common result of an attempt, each in one short transaction of raw
-// statements on the pool (dispatch at scale, issue 18). lease.ts stays the whole truth: whatever
+// The common start and the common result of an attempt, each one statement on the pool in its
+// own implicit transaction (dispatch at scale, issue 18). lease.ts stays the whole truth: whatever
 // these do not cover falls back to it, and they decide nothing it would decide differently.
 //
 // The fast start covers an attempt that is queued and handed out, of a run already `running`
@@ -8,17 +8,23 @@
 // a run's first start, a budget, a GPU, a re-run after an expired lease, a stopped run, a worker
 // it does not fit — returns null and the caller runs acquireLease.
 //
-// The fast result (one statement in its own short transaction) covers a passed or failed
-// execution (no retry to decide) whose lease is still ours, of a `running` run with no budget
-// that still has queued attempts (so this result cannot be its last: completion is not this
-// statement's to decide). It takes the run's row in SHARE
-// mode, like a start: results of one run no longer queue behind each other; a stop, a dispatcher
-// pass or a run's last results (FOR UPDATE) still exclude them. It does not refill the slot in its
-// transaction: it says whether the run's handed-out backlog runs low (backlogLow, @osmosis/db) and
-// the caller dispatches only then, so a big run is topped up in batches, not once per result.
-import { backlogLow, type Db, Prisma, rawTransaction, runBacklogCount, runEventsInsert } from '@osmosis/db';
+// The fast result covers a passed or failed execution (no retry to decide) whose lease is still
+// ours, of a `running` run with no budget that still has queued attempts (so this result cannot
+// be its last: completion is not this statement's to decide). It does not refill the slot: it
+// says whether the run's handed-out backlog runs low (backlogLow, @osmosis/db) and the caller
+// dispatches only then, so a big run is topped up in batches, not once per result.
+//
+// Neither locks the run's row, only the attempt's. Shared row locks on one hot row cost every
+// start and result a new multixact and queued them behind each dispatcher pass (bench/
+// dispatch-scale.ts: 30 ms a result at 100 x 8). Without it: a stop that commits first has
+// cancelled the queued attempt (the start's row re-check finds it not queued: null) or made the
+// run `stopped` (read: null); a stop that commits after is a stop of a running attempt, aborted at
+// the worker's next heartbeat, as any. A dispatcher counts a start as in flight before and after,
+// and a result only frees a slot. A fast result racing its run's last results can leave the run
+// active with every attempt ended: the reconciler ends it (completeEndedRuns).
+import { backlogLow, type Db, Prisma, queryRows, runBacklogCount, runEventsInsert } from '@osmosis/db';
 import type { ExecutionResult } from './executor.ts';
-import { executionEvents, finishedEvent, startedEvent } from './lease-events.ts';
+import { executionEvents, finishedEvent, startedEventInsert } from './lease-events.ts';
 import type { AttemptNeeds } from './reservation.ts';
 import { NEED_CPUS, NEED_GPUS, NEED_MEMORY_MB } from './reservation.ts';
 import { resultColumnsSql } from './result-columns.ts';
@@ -46,38 +52,46 @@ export async function fastAcquire(
   holder: { workerId: string; leaseMs: number },
   free: FreeCapacity,
 ): Promise<FastStart | null> {
-  return rawTransaction(db, async (query) => {
-    const rows = await query<{ run_id: string; token: number; try: number; cpus: number; memory_mb: number }>(
-      Prisma.sql`
-        UPDATE attempts a SET status = 'running', lease_owner = ${holder.workerId},
-          lease_token = a.lease_token + 1, try_count = a.try_count + 1,
-          lease_expires_at = now() + make_interval(secs => ${holder.leaseMs / 1000}),
-          started_at = now(), waiting_reason = NULL,
-          reserved_cpus = n.cpus, reserved_memory_mb = n.memory_mb, reserved_gpu_ids = ARRAY[]::text[]
-        FROM (
-          SELECT a2.id, ${NEED_CPUS}::float8 AS cpus, ${NEED_MEMORY_MB} AS memory_mb
-          FROM runs r JOIN attempts a2 ON a2.run_id = r.id JOIN tasks t ON t.id = a2.task_id
-          WHERE a2.id = ${attemptId}::uuid AND a2.status = 'queued' AND a2.dispatched_at IS NOT NULL
-            AND r.status = 'running' AND r.max_cost_usd IS NULL AND ${NEED_GPUS} = 0
-            AND ${NEED_CPUS} <= ${Math.min(free.cpus, UNLIMITED)}::float8 + 1e-9
-            AND ${NEED_MEMORY_MB} <= ${Math.min(free.memoryMb, UNLIMITED)}::float8
-          FOR SHARE OF r FOR UPDATE OF a2
-        ) n
-        WHERE a.id = n.id
-        RETURNING a.run_id::text AS run_id, a.lease_token AS token, a.try_count AS try,
-          a.reserved_cpus AS cpus, a.reserved_memory_mb AS memory_mb`,
-    );
-    const row = rows[0];
-    if (!row) return null;
-    const started = { workerId: holder.workerId, tryNumber: row.try, token: row.token };
-    await query(runEventsInsert([startedEvent(row.run_id, attemptId, started)]));
-    return {
-      runId: row.run_id,
-      token: row.token,
-      tryNumber: row.try,
-      needs: { cpus: row.cpus, memoryMb: row.memory_mb, gpus: 0 },
-    };
-  });
+  const rows = await queryRows<{
+    run_id: string;
+    token: number;
+    try: number;
+    cpus: number;
+    memory_mb: number;
+  }>(
+    db,
+    Prisma.sql`
+    WITH started AS (
+      UPDATE attempts a SET status = 'running', lease_owner = ${holder.workerId},
+        lease_token = a.lease_token + 1, try_count = a.try_count + 1,
+        lease_expires_at = now() + make_interval(secs => ${holder.leaseMs / 1000}),
+        started_at = now(), waiting_reason = NULL,
+        reserved_cpus = n.cpus, reserved_memory_mb = n.memory_mb, reserved_gpu_ids = ARRAY[]::text[]
+      FROM (
+        SELECT a2.id, ${NEED_CPUS}::float8 AS cpus, ${NEED_MEMORY_MB} AS memory_mb
+        FROM runs r JOIN attempts a2 ON a2.run_id = r.id JOIN tasks t ON t.id = a2.task_id
+        WHERE a2.id = ${attemptId}::uuid AND a2.status = 'queued' AND a2.dispatched_at IS NOT NULL
+          AND r.status = 'running' AND r.max_cost_usd IS NULL AND ${NEED_GPUS} = 0
+          AND ${NEED_CPUS} <= ${Math.min(free.cpus, UNLIMITED)}::float8 + 1e-9
+          AND ${NEED_MEMORY_MB} <= ${Math.min(free.memoryMb, UNLIMITED)}::float8
+        FOR UPDATE OF a2
+      ) n
+      WHERE a.id = n.id
+      RETURNING a.run_id, a.lease_token AS token, a.try_count AS try, a.reserved_cpus AS cpus,
+        a.reserved_memory_mb AS memory_mb
+    ), event AS (
+      ${startedEventInsert(Prisma.sql`started`, attemptId, holder.workerId)}
+    )
+    SELECT run_id::text AS run_id, token, try, cpus, memory_mb FROM started`,
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    runId: row.run_id,
+    token: row.token,
+    tryNumber: row.try,
+    needs: { cpus: row.cpus, memoryMb: row.memory_mb, gpus: 0 },
+  };
 }
 
 export interface FastResult {
@@ -112,15 +126,15 @@ export async function fastFinalize(
     finishedEvent(runId, attemptId, result, tryNumber),
   ];
   const artifacts = result.artifacts ?? [];
-  const rows = await rawTransaction(db, (query) =>
-    query<{ run_id: string; backlog: number; refill: boolean }>(
-      Prisma.sql`
+  const rows = await queryRows<{ run_id: string; backlog: number; refill: boolean }>(
+    db,
+    Prisma.sql`
       WITH target AS (
         SELECT a.id FROM runs r JOIN attempts a ON a.run_id = r.id
         WHERE a.id = ${attemptId}::uuid AND a.run_id = ${runId}::uuid AND a.lease_token = ${token}
           AND a.lease_owner = ${workerId} AND a.status = 'running' AND r.status = 'running' AND r.max_cost_usd IS NULL
           AND EXISTS (SELECT 1 FROM attempts q WHERE q.run_id = a.run_id AND q.status = 'queued')
-        FOR SHARE OF r FOR UPDATE OF a
+        FOR UPDATE OF a
       ), done AS (
         UPDATE attempts SET status = 'finished', outcome = ${result.outcome}::"AttemptOutcome",
           ${resultColumnsSql(result)}, finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
@@ -139,7 +153,6 @@ export async function fastFinalize(
       SELECT d.run_id::text AS run_id, ${runBacklogCount(Prisma.sql`d.run_id`)}::int AS backlog,
         ${backlogLow(Prisma.sql`d.run_id`, Prisma.sql`r.max_concurrent_attempts`)} AS refill
       FROM done d JOIN runs r ON r.id = d.run_id`,
-    ),
   );
   const row = rows[0];
   if (!row) return null;

@@ -1,6 +1,6 @@
 // What an execution leaves in the run's history besides its columns: its pipeline events and the
 // model usage it spent (kept in `history` even when its result does not count).
-import type { NewRunEvent, Prisma } from '@osmosis/db';
+import { type NewRunEvent, Prisma } from '@osmosis/db';
 import type { ExecutionResult } from './executor.ts';
 
 /** The execution's events, stored with its result in one statement (appendRunEvents). */
@@ -44,6 +44,19 @@ export function startedEvent(
       : `attempt started on ${start.workerId} (try ${start.tryNumber})`,
     details: { worker: start.workerId, try: start.tryNumber, lease_token: start.token },
   };
+}
+
+/**
+ * The INSERT of startedEvent's first-start event for the attempt started by `from` (a statement's
+ * CTE returning run_id, try and token), so a fast start is one statement (fast-lease.ts). Its row is
+ * startedEvent's to the letter: fast-lease.test.ts compares the events of both paths.
+ */
+export function startedEventInsert(from: Prisma.Sql, attemptId: string, workerId: string): Prisma.Sql {
+  return Prisma.sql`INSERT INTO run_events (run_id, attempt_id, "timestamp", level, step, message, details)
+    SELECT s.run_id, ${attemptId}::uuid, LOCALTIMESTAMP, 'info', 'attempt.started',
+      'attempt started on ' || ${workerId}::text || ' (try ' || s.try || ')',
+      jsonb_build_object('worker', ${workerId}::text, 'try', s.try, 'lease_token', s.token)
+    FROM ${from} s`;
 }
 
 /** The `attempt.finished` event of a written result (`tries`: the executions it took). */

@@ -35,6 +35,16 @@ const expiries = async (ids: string[]) =>
     a.leaseExpiresAt!.getTime(),
   );
 
+const expiryOf = async (ids: string[]) =>
+  new Map(
+    (
+      await tdb.db.attempt.findMany({
+        where: { id: { in: ids } },
+        select: { id: true, leaseExpiresAt: true },
+      })
+    ).map((a) => [a.id, a.leaseExpiresAt!.getTime()]),
+  );
+
 describe('renewLeases', () => {
   it('extends every lease of the batch and tells lost and stopped ones apart', async () => {
     const { run, leases } = await leased(3);
@@ -64,6 +74,23 @@ describe('renewLeases', () => {
       ...(await renewLeases(tdb.db, leases.slice(1), { ...holder, workerId: 'other' })).values(),
     ]).toEqual(['lost', 'lost']);
     expect(await renewLeases(tdb.db, [], holder)).toEqual(new Map());
+  });
+  it('writes a lease again only once less than LEASE_RENEW_BELOW of it is left, and still reports on every one', async () => {
+    const { run, leases } = await leased(2);
+    // the first lease has all of its 60 s left, the second only 10 s
+    await tdb.db.attempt.update({
+      where: { id: leases[1]!.attemptId },
+      data: { leaseExpiresAt: new Date(Date.now() + 10_000) },
+    });
+    const before = await expiryOf(leases.map((l) => l.attemptId));
+    const states = await renewLeases(tdb.db, leases, holder);
+    expect([...states.values()]).toEqual(['renewed', 'renewed']);
+    const after = await expiryOf(leases.map((l) => l.attemptId));
+    expect(after.get(leases[0]!.attemptId)).toBe(before.get(leases[0]!.attemptId)); // not due: not written
+    expect(after.get(leases[1]!.attemptId)).toBeGreaterThan(Date.now() + 50_000); // due: a whole lease again
+    // a stop is heard on a lease that is not due as well
+    await tdb.db.run.update({ where: { id: run.runId }, data: { status: 'stopped' } });
+    expect([...(await renewLeases(tdb.db, leases, holder)).values()]).toEqual(['stopped', 'stopped']);
   });
 });
 

@@ -28,7 +28,7 @@ type Tx = Prisma.TransactionClient;
 export async function lockRunOfAttempt(tx: Tx, attemptId: string): Promise<boolean> {
   const runs = await tx.$queryRaw<{ id: string }[]>`
     SELECT r.id::text AS id FROM runs r
-    WHERE r.id = (SELECT run_id FROM attempts WHERE id = ${attemptId}::uuid) FOR UPDATE`;
+    WHERE r.id = (SELECT run_id FROM attempts WHERE id = ${attemptId}::uuid) FOR NO KEY UPDATE`;
   if (runs.length === 0) return false;
   const attempts = await tx.$queryRaw<{ id: string }[]>`
     SELECT id::text AS id FROM attempts WHERE id = ${attemptId}::uuid FOR UPDATE`;
@@ -61,8 +61,10 @@ const NEEDS_EXCLUSIVE = Symbol('needs the run lock exclusively');
  * accepts work are cancelled instead.
  *
  * Starts of one run hold its row in SHARE mode, so they do not queue behind each other (stop,
- * finalize and dispatch still exclude them: they lock it FOR UPDATE). A start that must write the
- * run — its first, a stopped run's cancel, a run with a budget — runs again under FOR UPDATE.
+ * finalize and dispatch still exclude them: they lock it FOR NO KEY UPDATE). A start that must
+ * write the run — its first, a stopped run's cancel, a run with a budget — runs again under that
+ * lock. (The run row's writers take FOR NO KEY UPDATE, not FOR UPDATE: the key-share locks of
+ * foreign-key checks, every event insert's, need not wait for them.)
  */
 export async function acquireLease(db: Db, attemptId: string, holder: LeaseHolder): Promise<AcquireResult> {
   const shared = await db.$transaction((tx) => acquireUnder(tx, attemptId, holder, 'share'));
@@ -79,7 +81,7 @@ async function acquireUnder(
   lock: RunLock,
 ): Promise<AcquireResult | typeof NEEDS_EXCLUSIVE> {
   // the run's row, then the attempt's, in one statement (the order every writer takes them)
-  const runLock = lock === 'share' ? Prisma.sql`FOR SHARE OF r` : Prisma.sql`FOR UPDATE OF r`;
+  const runLock = lock === 'share' ? Prisma.sql`FOR SHARE OF r` : Prisma.sql`FOR NO KEY UPDATE OF r`;
   const rows = await tx.$queryRaw<
     {
       status: string;
@@ -175,10 +177,18 @@ async function acquireUnder(
 export type RenewResult = 'renewed' | 'lost' | 'stopped';
 
 /**
- * Extends the leases of executions still running, all of one worker's in one statement (its
- * renewal tick: attempts/lease-renewal.ts); also reports for each whether its run was stopped (or
- * the attempt cancelled) so the caller can abort the sandbox. A lease whose token or owner no
- * longer matches is `lost`.
+ * A lease is written again only once less than this share of it is left. Each renewal rewrote the
+ * attempt's row (and fired its roll-up triggers) every heartbeat: at 100 workers x 8 slots that was
+ * most of the attempts' row writes (bench/dispatch-scale.ts). The heartbeat still reads every held
+ * lease, so a lost lease or a stopped run is heard within one period, as before.
+ */
+export const LEASE_RENEW_BELOW = 2 / 3;
+
+/**
+ * Checks the leases of executions still running, all of one worker's in one statement (its
+ * renewal tick: attempts/lease-renewal.ts), and extends those with less than LEASE_RENEW_BELOW of
+ * the lease left; also reports for each whether its run was stopped (or the attempt cancelled) so
+ * the caller can abort the sandbox. A lease whose token or owner no longer matches is `lost`.
  */
 export async function renewLeases(
   db: Db,
@@ -189,18 +199,32 @@ export async function renewLeases(
   if (leases.length === 0) return states;
   // one order for every batch, so two statements never wait on each other's rows crosswise
   const sorted = [...leases].sort((x, y) => (x.attemptId < y.attemptId ? -1 : 1));
-  const rows = await queryRows<{ id: string; run_status: string }>(
+  const leaseSecs = holder.leaseMs / 1000;
+  const rows = await queryRows<{ id: string; run_status: string; kept: boolean }>(
     db,
     Prisma.sql`
-    UPDATE attempts a SET lease_expires_at = now() + make_interval(secs => ${holder.leaseMs / 1000})
-    FROM runs r, unnest(${sorted.map((l) => l.attemptId)}::uuid[], ${sorted.map((l) => l.token)}::int[]) AS l(id, token)
-    WHERE a.id = l.id AND a.lease_token = l.token AND r.id = a.run_id
-      AND a.lease_owner = ${holder.workerId} AND a.status = 'running'
-    RETURNING a.id::text AS id, r.status::text AS run_status`,
+    WITH held AS (
+      SELECT a.id, l.token, r.status::text AS run_status,
+        a.lease_expires_at < now() + make_interval(secs => ${leaseSecs * LEASE_RENEW_BELOW}) AS due
+      FROM unnest(${sorted.map((l) => l.attemptId)}::uuid[], ${sorted.map((l) => l.token)}::int[]) AS l(id, token)
+        JOIN attempts a ON a.id = l.id AND a.lease_token = l.token JOIN runs r ON r.id = a.run_id
+      WHERE a.lease_owner = ${holder.workerId} AND a.status = 'running'
+    ), renewed AS (
+      -- the lease columns are checked again on the row as locked: a lease taken over meanwhile is lost
+      UPDATE attempts a SET lease_expires_at = now() + make_interval(secs => ${leaseSecs})
+      FROM held h
+      WHERE h.due AND a.id = h.id AND a.lease_token = h.token AND a.lease_owner = ${holder.workerId}
+        AND a.status = 'running'
+      RETURNING a.id
+    )
+    SELECT h.id::text AS id, h.run_status, (NOT h.due OR EXISTS (SELECT 1 FROM renewed n WHERE n.id = h.id)) AS kept
+    FROM held h`,
   );
   for (const lease of leases) states.set(lease.attemptId, 'lost');
-  for (const row of rows)
+  for (const row of rows) {
+    if (!row.kept) continue;
     states.set(row.id, acceptsAttempts(row.run_status as RunStatusName) ? 'renewed' : 'stopped');
+  }
   return states;
 }
 
@@ -278,7 +302,7 @@ export async function finalizeAttempt(
       FROM runs r JOIN attempts a ON a.run_id = r.id
       WHERE a.id = ${attemptId}::uuid AND a.lease_token = ${token} AND a.lease_owner = ${options.workerId}
         AND a.status = 'running'
-      FOR UPDATE OF r, a`;
+      FOR NO KEY UPDATE OF r FOR UPDATE OF a`;
     const row = rows[0];
     if (!row) return { kind: 'stale' };
     const runId = row.run_id;

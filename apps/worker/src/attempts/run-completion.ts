@@ -40,7 +40,7 @@ export async function cancelAttemptTx(
 /** Ends an active run whose attempts have all ended. Returns the run's status after the check. */
 export async function completeRunIfDone(tx: Tx, runId: string): Promise<string | null> {
   const runs = await tx.$queryRaw<{ status: RunStatusName }[]>`
-    SELECT status::text AS status FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
+    SELECT status::text AS status FROM runs WHERE id = ${runId}::uuid FOR NO KEY UPDATE`;
   const status = runs[0]?.status;
   if (!status || !acceptsAttempts(status)) return status ?? null;
   // the common case (attempts still open) from attempts_dispatch_pick_idx (run_id, status, …),
