@@ -62,7 +62,8 @@ export const attemptModule: QueueModule = {
         try {
           const outcome = await processor.execute(attemptId, runId);
           // no pass is needed when a written result refilled its slot in its own transaction
-          // (finalizeAttempt) or is a fast result whose run still has a handed-out backlog
+          // (finalizeAttempt), or is a fast result (its run still has a handed-out backlog, or it
+          // asked for the run's batched top-up pass)
           ran = !isHandedOver(outcome) && !isRefilled(outcome);
           return outcome;
         } finally {

@@ -19,7 +19,7 @@
 // - graceful shutdown: attempts still running after `drainMs` are aborted and their leases
 //   released so another worker re-runs them at once.
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
-import { enqueueRunDispatch } from '@osmosis/queues';
+import { enqueueRunDispatch, enqueueRunRefill } from '@osmosis/queues';
 import { enqueuePicked, type Picked } from '../attempts/dispatch.ts';
 import { loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
@@ -302,7 +302,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
           handBack === null
             ? await fastFinalize(db, attemptId, entry.runId, token, entry.tryNumber, result, config.workerId)
             : null;
-        if (fast) return afterFastResult(entry, result, fast);
+        if (fast) return await afterFastResult(entry, result, fast);
         const written = await finalizeAttempt(db, attemptId, token, result, options);
         ctx.database.succeeded();
         if (written.kind === 'stale') return await discardStale(entry, token, result, startedAt);
@@ -340,12 +340,29 @@ export function createAttemptProcessor(ctx: WorkerContext) {
    * A result written by the fast path: its metrics; the freed slot is left to the attempt
    * module's dispatcher pass (`refilled: false`) only when the run's backlog runs low.
    */
-  function afterFastResult(entry: InFlight, result: ExecutionResult, fast: FastResult): unknown {
+  async function afterFastResult(
+    entry: InFlight,
+    result: ExecutionResult,
+    fast: FastResult,
+  ): Promise<unknown> {
     ctx.database.succeeded();
     const written = { kind: 'written' as const, outcome: fast.outcome, runStatus: 'running' };
     afterResultWritten(ctx, entry.attemptId, entry.runId, result, written);
     logger.info({ attemptId: entry.attemptId, ...written, backlog: fast.backlog }, 'attempt result written');
-    return { ...written, refilled: !fast.refill };
+    // a run whose backlog runs low is topped up by one pass per window for all its results, on
+    // whichever worker (enqueueRunRefill): at its concurrency limit each result frees one slot, and
+    // a pass per result held its row lock most of the time (bench/dispatch-scale.ts); should Redis
+    // fail, the attempt module's pass on this worker does it (refilled: false)
+    const refilled = fast.refill
+      ? await enqueueRunRefill(ctx.queues, entry.runId).then(
+          () => true,
+          (error: unknown) => {
+            logger.warn({ runId: entry.runId, err: errorMessage(error) }, 'could not ask for a top-up pass');
+            return false;
+          },
+        )
+      : true;
+    return { ...written, refilled };
   }
 
   async function spoolOnExit(
