@@ -22,7 +22,7 @@
 // the worker's next heartbeat, as any. A dispatcher counts a start as in flight before and after,
 // and a result only frees a slot. A fast result racing its run's last results can leave the run
 // active with every attempt ended: the reconciler ends it (completeEndedRuns).
-import { backlogLow, type Db, Prisma, queryRows, runBacklogCount, runEventsInsert } from '@osmosis/db';
+import { type Db, isBacklogLow, Prisma, queryRows, runBacklogCount, runEventsInsert } from '@osmosis/db';
 import type { ExecutionResult } from './executor.ts';
 import { executionEvents, finishedEvent, startedEventInsert } from './lease-events.ts';
 import type { AttemptNeeds } from './reservation.ts';
@@ -150,9 +150,10 @@ export async function fastFinalize(
         WHERE EXISTS (SELECT 1 FROM done)
         ON CONFLICT (attempt_id, path) DO UPDATE SET size = excluded.size, storage_key = excluded.storage_key
       )
-      SELECT d.run_id::text AS run_id, ${runBacklogCount(Prisma.sql`d.run_id`)}::int AS backlog,
-        ${backlogLow(Prisma.sql`d.run_id`, Prisma.sql`r.max_concurrent_attempts`)} AS refill
-      FROM done d JOIN runs r ON r.id = d.run_id`,
+      SELECT d.run_id::text AS run_id, b.n AS backlog,
+        ${isBacklogLow(Prisma.sql`b.n`, Prisma.sql`r.max_concurrent_attempts`)} AS refill
+      FROM done d JOIN runs r ON r.id = d.run_id,
+        LATERAL (SELECT ${runBacklogCount(Prisma.sql`d.run_id`)}::int AS n) b`,
   );
   const row = rows[0];
   if (!row) return null;

@@ -30,7 +30,12 @@ export function runBacklogCount(runId: Prisma.Sql): Prisma.Sql {
  * slot meanwhile takes an attempt already handed out.
  */
 export function backlogLow(runId: Prisma.Sql, maxConcurrent: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`(${runBacklogCount(runId)} <= ${maxConcurrent} / 4)`;
+  return isBacklogLow(runBacklogCount(runId), maxConcurrent);
+}
+
+/** SQL: backlogLow's test on a backlog the statement counted already (runBacklogCount). */
+export function isBacklogLow(backlog: Prisma.Sql, maxConcurrent: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(${backlog} <= ${maxConcurrent} / 4)`;
 }
 
 /**
