@@ -13,6 +13,11 @@
 //     over the window (per second and per start);
 //   - CPU seconds per second of each worker process, of this database's Postgres backends
 //     (/proc, bench/process-cpu.ts) and of redis-server (INFO cpu; shared with anything else on it).
+// The window starts --warmup seconds after the workers are up (every slot's first start, and each
+// run's, which takes the full path, come first). --pg-stats also prints the statements that took
+// most of Postgres's time in the window; it needs the server started with
+// shared_preload_libraries=pg_stat_statements, whose own cost (track=all, track_planning) then
+// shows in the CPU figures: measure those without it.
 //
 //   cd /work/main && source scripts/env.sh
 //   node bench/dispatch-scale.ts [--workers 100] [--procs 4] [--slots 8] [--attempts 200000] [--runs 50]

@@ -1,5 +1,5 @@
-// The common start and the common result of an attempt, each one statement on the pool in its
-// own implicit transaction (dispatch at scale, issue 18). lease.ts stays the whole truth: whatever
+// The common start and the common result of an attempt, each one statement on the pool
+// (dispatch at scale, issue 18). lease.ts stays the whole truth: whatever
 // these do not cover falls back to it, and they decide nothing it would decide differently.
 //
 // The fast start covers an attempt that is queued and handed out, of a run already `running`
@@ -22,12 +22,21 @@
 // the worker's next heartbeat, as any. A dispatcher counts a start as in flight before and after,
 // and a result only frees a slot. A fast result racing its run's last results can leave the run
 // active with every attempt ended: the reconciler ends it (completeEndedRuns).
-import { type Db, isBacklogLow, Prisma, queryRows, runBacklogCount, runEventsInsert } from '@osmosis/db';
+import { type Db, isBacklogLow, Prisma, rawTransaction, runBacklogCount, runEventsInsert } from '@osmosis/db';
 import type { ExecutionResult } from './executor.ts';
 import { executionEvents, finishedEvent, startedEventInsert } from './lease-events.ts';
 import type { AttemptNeeds } from './reservation.ts';
 import { NEED_CPUS, NEED_GPUS, NEED_MEMORY_MB } from './reservation.ts';
 import { resultColumnsSql } from './result-columns.ts';
+
+/**
+ * One statement with a generic plan (rawTransaction sets it): left to choose, Postgres planned
+ * these anew at every call (their arrays of events and artifacts make a custom plan look
+ * cheaper), about 0.7 ms of its CPU a result (bench/dispatch-scale.ts --pg-stats).
+ */
+function generic<T>(db: Db, sql: Prisma.Sql): Promise<T[]> {
+  return rawTransaction(db, (query) => query<T>(sql));
+}
 
 export interface FastStart {
   runId: string;
@@ -52,7 +61,7 @@ export async function fastAcquire(
   holder: { workerId: string; leaseMs: number },
   free: FreeCapacity,
 ): Promise<FastStart | null> {
-  const rows = await queryRows<{
+  const rows = await generic<{
     run_id: string;
     token: number;
     try: number;
@@ -126,7 +135,7 @@ export async function fastFinalize(
     finishedEvent(runId, attemptId, result, tryNumber),
   ];
   const artifacts = result.artifacts ?? [];
-  const rows = await queryRows<{ run_id: string; backlog: number; refill: boolean }>(
+  const rows = await generic<{ run_id: string; backlog: number; refill: boolean }>(
     db,
     Prisma.sql`
       WITH target AS (

@@ -205,7 +205,7 @@ export async function renewLeases(
     Prisma.sql`
     WITH held AS (
       SELECT a.id, l.token, r.status::text AS run_status,
-        a.lease_expires_at < now() + make_interval(secs => ${leaseSecs * LEASE_RENEW_BELOW}) AS due
+        coalesce(a.lease_expires_at < now() + make_interval(secs => ${leaseSecs * LEASE_RENEW_BELOW}), true) AS due
       FROM unnest(${sorted.map((l) => l.attemptId)}::uuid[], ${sorted.map((l) => l.token)}::int[]) AS l(id, token)
         JOIN attempts a ON a.id = l.id AND a.lease_token = l.token JOIN runs r ON r.id = a.run_id
       WHERE a.lease_owner = ${holder.workerId} AND a.status = 'running'

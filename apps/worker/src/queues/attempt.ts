@@ -337,8 +337,8 @@ export function createAttemptProcessor(ctx: WorkerContext) {
   }
 
   /**
-   * A result written by the fast path: its metrics; the freed slot is left to the attempt
-   * module's dispatcher pass (`refilled: false`) only when the run's backlog runs low.
+   * A result written by the fast path: its metrics; when the run's backlog runs low, its batched
+   * top-up pass is asked for (the attempt module's own pass, `refilled: false`, only if that fails).
    */
   async function afterFastResult(
     entry: InFlight,
@@ -349,10 +349,9 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     const written = { kind: 'written' as const, outcome: fast.outcome, runStatus: 'running' };
     afterResultWritten(ctx, entry.attemptId, entry.runId, result, written);
     logger.info({ attemptId: entry.attemptId, ...written, backlog: fast.backlog }, 'attempt result written');
-    // a run whose backlog runs low is topped up by one pass per window for all its results, on
-    // whichever worker (enqueueRunRefill): at its concurrency limit each result frees one slot, and
-    // a pass per result held its row lock most of the time (bench/dispatch-scale.ts); should Redis
-    // fail, the attempt module's pass on this worker does it (refilled: false)
+    // one pass per run per window for all such results, on whichever worker (enqueueRunRefill): at
+    // its concurrency limit each result frees one slot, and a pass per result held the run's row
+    // most of the time (bench/dispatch-scale.ts)
     const refilled = fast.refill
       ? await enqueueRunRefill(ctx.queues, entry.runId).then(
           () => true,
