@@ -160,6 +160,10 @@ export async function enqueuePicked(
   }
 }
 
+/** SQL: run `r` has queued attempts not handed out yet (due or in backoff): what a pass hands out. */
+const RUN_HAS_UNDISPATCHED = Prisma.sql`EXISTS (SELECT 1 FROM attempts q
+  WHERE q.run_id = r.id AND q.status = 'queued' AND q.dispatched_at IS NULL)`;
+
 /**
  * What a pass would find, read without a lock: a queued or running run with no waiting reason and
  * no budget whose slots are all taken, or with nothing left to hand out, is idle — a pass would
@@ -174,7 +178,7 @@ export async function runIsIdle(db: Db, runId: string): Promise<{ status: string
     SELECT r.status::text AS status, f.n AS in_flight,
       (r.status IN ('queued', 'running') AND r.waiting_reason IS NULL AND r.max_cost_usd IS NULL
         AND (f.n >= r.max_concurrent_attempts
-          OR NOT EXISTS (SELECT 1 FROM attempts q WHERE q.run_id = r.id AND q.status = 'queued' AND q.dispatched_at IS NULL))
+          OR NOT ${RUN_HAS_UNDISPATCHED})
       ) AS idle
     FROM runs r, LATERAL (SELECT ${runInFlightCount(Prisma.sql`r.id`)}::int AS n) f
     WHERE r.id = ${runId}::uuid`,
@@ -215,8 +219,7 @@ export async function runsToDispatch(db: Db): Promise<string[]> {
       AND (r.status = 'pending' OR r.waiting_reason IS NOT NULL
         OR (r.max_concurrent_attempts > ${runInFlightCount(Prisma.sql`r.id`)}
           AND ${backlogLow(Prisma.sql`r.id`, Prisma.sql`r.max_concurrent_attempts`)}
-          AND EXISTS (SELECT 1 FROM attempts q
-            WHERE q.run_id = r.id AND q.status = 'queued' AND q.dispatched_at IS NULL)))
+          AND ${RUN_HAS_UNDISPATCHED}))
     ORDER BY r.created_at`;
   return rows.map((r) => r.id);
 }

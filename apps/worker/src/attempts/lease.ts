@@ -182,7 +182,7 @@ export type RenewResult = 'renewed' | 'lost' | 'stopped';
  * most of the attempts' row writes (bench/dispatch-scale.ts). The heartbeat still reads every held
  * lease, so a lost lease or a stopped run is heard within one period, as before.
  */
-export const LEASE_RENEW_BELOW = 2 / 3;
+const LEASE_RENEW_BELOW = 2 / 3;
 
 /**
  * Checks the leases of executions still running, all of one worker's in one statement (its
