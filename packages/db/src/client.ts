@@ -10,6 +10,16 @@ export type Db = PrismaClient;
 /** The pg pool under each client createDb made (raw.ts sends the hot path's statements on it). */
 const pools = new WeakMap<object, pg.Pool>();
 
+/**
+ * Each client's connections for the hot path's single statements (raw.ts queryGeneric): generic
+ * plans for the whole session, so such a statement needs no transaction of its own to set
+ * plan_cache_mode. In a transaction (BEGIN and SET, the statement, COMMIT: three round trips) its
+ * row locks, the roll-up rows' too, were held until a busy worker's event loop came round to the
+ * COMMIT, and other results queued behind them (17 backends idle in a transaction at 100 x 8,
+ * bench/dispatch-scale.ts). Not the main pool: Prisma's statements there keep Postgres's choice.
+ */
+const genericPools = new WeakMap<object, pg.Pool>();
+
 /** A Prisma client on the pg driver adapter (no native query engine). */
 export function createDb(
   databaseUrl: string = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
@@ -21,10 +31,34 @@ export function createDb(
   pool.on('error', () => undefined);
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(db, pool);
+  // pg opens connections only when a statement needs one: a process that sends no hot-path
+  // statement (the API) opens none here
+  const config = poolConfigFromUrl(databaseUrl);
+  const generic = new pg.Pool({
+    ...config,
+    max: Math.max(2, Math.ceil(poolSize / 2)),
+    options: [config.options, '-c plan_cache_mode=force_generic_plan'].filter(Boolean).join(' '),
+  });
+  generic.on('error', () => undefined);
+  genericPools.set(db, generic);
+  // $disconnect ends both pools (the adapter ends the main one)
+  const disconnect = db.$disconnect.bind(db);
+  db.$disconnect = async () => {
+    try {
+      await disconnect();
+    } finally {
+      if (!generic.ended) await generic.end();
+    }
+  };
   return db;
 }
 
 /** The pg pool under a client made by createDb (undefined for a transaction client or another client). */
 export function poolOf(db: object): pg.Pool | undefined {
   return pools.get(db);
+}
+
+/** The generic-plan pool of a client made by createDb (undefined for any other client). */
+export function genericPoolOf(db: object): pg.Pool | undefined {
+  return genericPools.get(db);
 }

@@ -4,7 +4,7 @@
 // sends several per attempt; the statements themselves are the same Prisma.sql templates.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { type Db, poolOf } from './client.ts';
+import { type Db, genericPoolOf, poolOf } from './client.ts';
 import type { Prisma } from './generated/prisma/client.ts';
 
 const TIMESTAMP = pg.types.builtins.TIMESTAMP;
@@ -57,6 +57,20 @@ export async function queryRows<T>(
 ): Promise<T[]> {
   const pool = poolOf(db);
   if (!pool) return db.$queryRaw<T[]>(sql);
+  const result = await pool.query(statement(sql));
+  return result.rows as T[];
+}
+
+/**
+ * Runs one statement on its own (its own transaction, one round trip) with a generic plan, on the
+ * client's generic-plan connections (client.ts); a Prisma interactive transaction without them.
+ * For the hot path's statements whose text is fixed and whose plan does not depend on their
+ * values: Postgres, left to choose, planned them anew at every call (their arrays of events and
+ * artifacts make a custom plan look cheaper), about 0.7 ms of its CPU a result.
+ */
+export async function queryGeneric<T>(db: Db, sql: Prisma.Sql): Promise<T[]> {
+  const pool = genericPoolOf(db);
+  if (!pool) return rawTransaction(db, (query) => query<T>(sql));
   const result = await pool.query(statement(sql));
   return result.rows as T[];
 }

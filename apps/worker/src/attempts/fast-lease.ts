@@ -22,21 +22,12 @@
 // the worker's next heartbeat, as any. A dispatcher counts a start as in flight before and after,
 // and a result only frees a slot. A fast result racing its run's last results can leave the run
 // active with every attempt ended: the reconciler ends it (completeEndedRuns).
-import { type Db, isBacklogLow, Prisma, rawTransaction, runBacklogCount, runEventsInsert } from '@osmosis/db';
+import { type Db, isBacklogLow, Prisma, queryGeneric, runBacklogRows, runEventsInsert } from '@osmosis/db';
 import type { ExecutionResult } from './executor.ts';
 import { executionEvents, finishedEvent, startedEventInsert } from './lease-events.ts';
 import type { AttemptNeeds } from './reservation.ts';
 import { NEED_CPUS, NEED_GPUS, NEED_MEMORY_MB } from './reservation.ts';
 import { resultColumnsSql } from './result-columns.ts';
-
-/**
- * One statement with a generic plan (rawTransaction sets it): left to choose, Postgres planned
- * these anew at every call (their arrays of events and artifacts make a custom plan look
- * cheaper), about 0.7 ms of its CPU a result (bench/dispatch-scale.ts --pg-stats).
- */
-function generic<T>(db: Db, sql: Prisma.Sql): Promise<T[]> {
-  return rawTransaction(db, (query) => query<T>(sql));
-}
 
 export interface FastStart {
   runId: string;
@@ -61,7 +52,7 @@ export async function fastAcquire(
   holder: { workerId: string; leaseMs: number },
   free: FreeCapacity,
 ): Promise<FastStart | null> {
-  const rows = await generic<{
+  const rows = await queryGeneric<{
     run_id: string;
     token: number;
     try: number;
@@ -135,7 +126,7 @@ export async function fastFinalize(
     finishedEvent(runId, attemptId, result, tryNumber),
   ];
   const artifacts = result.artifacts ?? [];
-  const rows = await generic<{ run_id: string; backlog: number; refill: boolean }>(
+  const rows = await queryGeneric<{ run_id: string; backlog: number; refill: boolean }>(
     db,
     Prisma.sql`
       WITH target AS (
@@ -162,7 +153,9 @@ export async function fastFinalize(
       SELECT d.run_id::text AS run_id, b.n AS backlog,
         ${isBacklogLow(Prisma.sql`b.n`, Prisma.sql`r.max_concurrent_attempts`)} AS refill
       FROM done d JOIN runs r ON r.id = d.run_id,
-        LATERAL (SELECT ${runBacklogCount(Prisma.sql`d.run_id`)}::int AS n) b`,
+        -- an aggregate in the lateral, not a scalar subquery: Postgres copied that into both
+        -- places that read b.n and counted twice
+        LATERAL (SELECT count(*)::int AS n FROM ${runBacklogRows(Prisma.sql`d.run_id`)}) b`,
   );
   const row = rows[0];
   if (!row) return null;

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { createDb, genericPoolOf } from './client.ts';
+import { Prisma } from './generated/prisma/client.ts';
+import { runBacklogCount } from './queries/in-flight.ts';
+import { queryGeneric, queryRows } from './raw.ts';
+
+describe('the hot path statements (raw.ts)', () => {
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await testDb.drop();
+  });
+
+  it('sends queryGeneric on connections with generic plans, and the rest on the main pool with Postgres choosing', async () => {
+    const mode = Prisma.sql`SELECT current_setting('plan_cache_mode') AS mode`;
+    expect(await queryGeneric<{ mode: string }>(testDb.db, mode)).toEqual([{ mode: 'force_generic_plan' }]);
+    expect(await queryRows<{ mode: string }>(testDb.db, mode)).toEqual([{ mode: 'auto' }]);
+    expect((await testDb.db.$queryRaw<{ mode: string }[]>(mode))[0]?.mode).toBe('auto');
+  });
+
+  it('commits a queryGeneric statement on its own: its row lock is free once it returns', async () => {
+    const ws = await testDb.db.workspace.create({ data: { name: 'generic-lock' } });
+    await queryGeneric(
+      testDb.db,
+      Prisma.sql`UPDATE workspaces SET name = 'generic-lock-2' WHERE id = ${ws.id}::uuid`,
+    );
+    // another connection takes the row at once (NOWAIT fails if the update's transaction were open)
+    const locked = await testDb.db.$transaction(
+      (tx) =>
+        tx.$queryRaw<
+          { name: string }[]
+        >`SELECT name FROM workspaces WHERE id = ${ws.id}::uuid FOR UPDATE NOWAIT`,
+    );
+    expect(locked).toEqual([{ name: 'generic-lock-2' }]);
+  });
+
+  it('ends the generic-plan connections with the client', async () => {
+    const db = createDb(testDb.url, 2);
+    await queryGeneric(db, Prisma.sql`SELECT 1`);
+    const pool = genericPoolOf(db);
+    expect(pool?.totalCount).toBe(1);
+    await db.$disconnect();
+    expect(pool?.ended).toBe(true);
+  });
+
+  it("counts a run's backlog from the handed-out rows only, under a generic plan", async () => {
+    // a run with 3 000 queued attempts of which 20 are handed out (dispatched_at set)
+    await testDb.db.$executeRawUnsafe(`
+      INSERT INTO users (id, email) VALUES ('00000000-0000-4000-8000-0000000000b1', 'backlog@example.test');
+      INSERT INTO workspaces (id, name) VALUES ('00000000-0000-4000-8001-0000000000b1', 'backlog');
+      INSERT INTO benchmarks (id, workspace_id, key, name, source_kind, source, sync_status)
+        VALUES ('00000000-0000-4000-8002-0000000000b1', '00000000-0000-4000-8001-0000000000b1', 'b', 'B', 'archive', '{}', 'ready');
+      INSERT INTO tasks (id, benchmark_id, name, digest, env_digest, config, instruction)
+        VALUES ('00000000-0000-4000-8003-0000000000b1', '00000000-0000-4000-8002-0000000000b1', 't', 'd', 'e', '{}', 'do it');
+      INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config, selection, task_count,
+          attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries, pass_threshold, created_by_id)
+        VALUES ('00000000-0000-4000-8004-0000000000b1', '00000000-0000-4000-8001-0000000000b1',
+          '00000000-0000-4000-8002-0000000000b1', 'r', 'running', '', '{}', '{}', 1, 3000, 80, 1, 0, 1,
+          '00000000-0000-4000-8000-0000000000b1');
+      INSERT INTO run_agents (id, run_id, index, harness, model_type, model, spec)
+        VALUES ('00000000-0000-4000-8005-0000000000b1', '00000000-0000-4000-8004-0000000000b1', 0, 'nop', 'provider', 'm', '{}');
+      INSERT INTO attempts (id, run_id, agent_id, task_id, index, dispatched_at)
+        SELECT gen_random_uuid(), '00000000-0000-4000-8004-0000000000b1', '00000000-0000-4000-8005-0000000000b1',
+          '00000000-0000-4000-8003-0000000000b1', g, CASE WHEN g < 20 THEN now() END
+        FROM generate_series(0, 2999) g;
+      ANALYZE attempts;
+    `);
+    const count = runBacklogCount(Prisma.sql`$1::uuid`);
+    /**
+     * The plan's JSON, with the in-flight partial index, or as the planner chose at scale: past it,
+     * through attempts_dispatch_pick_idx in an index scan (bench/dispatch-scale.ts, auto_explain).
+     */
+    const planOf = async (withoutInFlightIndex: boolean): Promise<string> => {
+      let plan = '';
+      await testDb.db
+        .$transaction(async (tx) => {
+          await tx.$executeRawUnsafe('SET LOCAL plan_cache_mode = force_generic_plan');
+          if (withoutInFlightIndex) {
+            await tx.$executeRawUnsafe('DROP INDEX attempts_in_flight_idx');
+            await tx.$executeRawUnsafe('SET LOCAL enable_bitmapscan = off');
+          }
+          await tx.$executeRawUnsafe(`PREPARE backlog_count AS SELECT ${count.text}::int AS n`);
+          const rows = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(
+            `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE backlog_count('00000000-0000-4000-8004-0000000000b1')`,
+          );
+          await tx.$executeRawUnsafe('DEALLOCATE backlog_count');
+          plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+          throw new Error('roll back'); // the dropped index comes back
+        })
+        .catch((error: Error) => {
+          if (error.message !== 'roll back') throw error;
+        });
+      return plan;
+    };
+    const n = await queryRows<{ n: number }>(
+      testDb.db,
+      Prisma.sql`SELECT ${runBacklogCount(Prisma.sql`${'00000000-0000-4000-8004-0000000000b1'}::uuid`)}::int AS n`,
+    );
+    expect(n).toEqual([{ n: 20 }]);
+    // the rows the plan read (what its nodes returned plus what their filters threw away), through
+    // whichever index the planner takes: under a generic plan at scale it took
+    // attempts_dispatch_pick_idx and read every queued attempt of the run (bench/dispatch-scale.ts)
+    for (const withoutInFlightIndex of [false, true]) {
+      const plan = await planOf(withoutInFlightIndex);
+      expect(plan).toContain('Index');
+      const read = [
+        ...plan.matchAll(/"(Actual Rows|Rows Removed by Filter|Rows Removed by Index Recheck)": ?(\d+)/g),
+      ]
+        .map((m) => Number(m[2]))
+        .reduce((a, b) => a + b, 0);
+      expect(read, plan).toBeLessThan(100);
+    }
+  });
+});
