@@ -7,6 +7,7 @@ import type { ExecutionResult } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
 import { seedRun } from '../testing/fixtures.ts';
+import { loadExecutionRow } from './execution-row.ts';
 import { fastAcquire, fastFinalize } from './fast-lease.ts';
 import { acquireLease, finalizeAttempt } from './lease.ts';
 import { completeEndedRuns } from './run-completion.ts';
@@ -93,6 +94,8 @@ describe('fast start and result', () => {
       token: 1,
       tryNumber: 1,
       needs: { cpus: 0, memoryMb: 0, gpus: 0 },
+      // the execution's rows, read by the start's own statement: what loadExecutionRow reads
+      execution: await loadExecutionRow(tdb.db, fast),
     });
     const startedSlow = await written(slow);
     const startedFast = await written(fast);
@@ -106,7 +109,16 @@ describe('fast start and result', () => {
     if (slowLease.kind !== 'acquired') throw new Error('not acquired');
     await finalizeAttempt(tdb.db, slow, slowLease.token, RESULT, opts);
     const fastWrite = await fastFinalize(tdb.db, fast, runId, fastLease!.token, 1, RESULT, holder.workerId);
-    expect(fastWrite).toEqual({ runId, outcome: 'passed', backlog: 2, refill: false });
+    const stored = await tdb.db.attempt.findUniqueOrThrow({ where: { id: fast } });
+    expect(fastWrite).toEqual({
+      runId,
+      outcome: 'passed',
+      backlog: 2,
+      refill: false,
+      // the stored times, returned for the metrics (which then read nothing)
+      times: { startedAt: stored.startedAt, dispatchedAt: stored.dispatchedAt, notBefore: stored.notBefore },
+    });
+    expect(stored.startedAt).toBeInstanceOf(Date);
     const doneSlow = await written(slow);
     const doneFast = await written(fast);
     expect(doneFast).toEqual(doneSlow);
@@ -178,7 +190,7 @@ describe('fast start and result', () => {
     expect((await tdb.db.attempt.findUniqueOrThrow({ where: { id: a } })).status).toBe('running');
 
     // one attempt still queued (handed out, so backlog 1 ≤ 5 / 4): written, and the run wants a refill
-    expect(await fastFinalize(tdb.db, a, runId, leases.get(a)!, 1, RESULT, holder.workerId)).toEqual({
+    expect(await fastFinalize(tdb.db, a, runId, leases.get(a)!, 1, RESULT, holder.workerId)).toMatchObject({
       runId,
       outcome: 'passed',
       backlog: 1,

@@ -23,6 +23,7 @@
 // and a result only frees a slot. A fast result racing its run's last results can leave the run
 // active with every attempt ended: the reconciler ends it (completeEndedRuns).
 import { type Db, isBacklogLow, Prisma, queryGeneric, runBacklogRows, runEventsInsert } from '@osmosis/db';
+import { type ExecutionRow, executionRowSelect } from './execution-row.ts';
 import type { ExecutionResult } from './executor.ts';
 import { executionEvents, finishedEvent, startedEventInsert } from './lease-events.ts';
 import type { AttemptNeeds } from './reservation.ts';
@@ -34,6 +35,8 @@ export interface FastStart {
   token: number;
   tryNumber: number;
   needs: AttemptNeeds;
+  /** what the execution needs of the attempt's rows, read by the same statement */
+  execution: ExecutionRow;
 }
 
 /** What is free on the worker now (Infinity: it advertises no capacity). */
@@ -52,13 +55,15 @@ export async function fastAcquire(
   holder: { workerId: string; leaseMs: number },
   free: FreeCapacity,
 ): Promise<FastStart | null> {
-  const rows = await queryGeneric<{
-    run_id: string;
-    token: number;
-    try: number;
-    cpus: number;
-    memory_mb: number;
-  }>(
+  const rows = await queryGeneric<
+    {
+      run_id: string;
+      token: number;
+      try: number;
+      cpus: number;
+      memory_mb: number;
+    } & ExecutionRow
+  >(
     db,
     Prisma.sql`
     WITH started AS (
@@ -78,11 +83,14 @@ export async function fastAcquire(
       ) n
       WHERE a.id = n.id
       RETURNING a.run_id, a.lease_token AS token, a.try_count AS try, a.reserved_cpus AS cpus,
-        a.reserved_memory_mb AS memory_mb
+        a.reserved_memory_mb AS memory_mb, a.index, a.agent_id, a.task_id
     ), event AS (
       ${startedEventInsert(Prisma.sql`started`, attemptId, holder.workerId)}
+    ), execution AS (
+      ${executionRowSelect(Prisma.sql`started a`)}
     )
-    SELECT run_id::text AS run_id, token, try, cpus, memory_mb FROM started`,
+    SELECT s.run_id::text AS run_id, s.token, s.try, s.cpus, s.memory_mb, e.index, e.run, e.agent, e.task
+    FROM started s, execution e`,
   );
   const row = rows[0];
   if (!row) return null;
@@ -91,7 +99,15 @@ export async function fastAcquire(
     token: row.token,
     tryNumber: row.try,
     needs: { cpus: row.cpus, memoryMb: row.memory_mb, gpus: 0 },
+    execution: { index: row.index, run: row.run, agent: row.agent, task: row.task },
   };
+}
+
+/** An attempt's stored times, as its result's statement returns them (for the metrics). */
+export interface StoredTimes {
+  startedAt: Date | null;
+  dispatchedAt: Date | null;
+  notBefore: Date | null;
 }
 
 export interface FastResult {
@@ -101,6 +117,8 @@ export interface FastResult {
   backlog: number;
   /** the backlog is low: the caller runs the dispatcher for the run (backlogLow) */
   refill: boolean;
+  /** the attempt's stored times (for the metrics) */
+  times: StoredTimes;
 }
 
 /** Whether a result can take the fast path at all (what the statement cannot check itself). */
@@ -126,7 +144,14 @@ export async function fastFinalize(
     finishedEvent(runId, attemptId, result, tryNumber),
   ];
   const artifacts = result.artifacts ?? [];
-  const rows = await queryGeneric<{ run_id: string; backlog: number; refill: boolean }>(
+  const rows = await queryGeneric<{
+    run_id: string;
+    backlog: number;
+    refill: boolean;
+    started_at: Date | null;
+    dispatched_at: Date | null;
+    not_before: Date | null;
+  }>(
     db,
     Prisma.sql`
       WITH target AS (
@@ -139,7 +164,7 @@ export async function fastFinalize(
         UPDATE attempts SET status = 'finished', outcome = ${result.outcome}::"AttemptOutcome",
           ${resultColumnsSql(result)}, finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
         FROM target WHERE attempts.id = target.id
-        RETURNING attempts.run_id
+        RETURNING attempts.run_id, attempts.started_at, attempts.dispatched_at, attempts.not_before
       ), events AS (
         ${runEventsInsert(events, Prisma.sql`EXISTS (SELECT 1 FROM done)`)}
       ), stored AS (
@@ -150,7 +175,7 @@ export async function fastFinalize(
         WHERE EXISTS (SELECT 1 FROM done)
         ON CONFLICT (attempt_id, path) DO UPDATE SET size = excluded.size, storage_key = excluded.storage_key
       )
-      SELECT d.run_id::text AS run_id, b.n AS backlog,
+      SELECT d.run_id::text AS run_id, b.n AS backlog, d.started_at, d.dispatched_at, d.not_before,
         ${isBacklogLow(Prisma.sql`b.n`, Prisma.sql`r.max_concurrent_attempts`)} AS refill
       FROM done d JOIN runs r ON r.id = d.run_id,
         -- an aggregate in the lateral, not a scalar subquery: Postgres copied that into both
@@ -164,5 +189,6 @@ export async function fastFinalize(
     outcome: result.outcome,
     backlog: row.backlog,
     refill: row.refill,
+    times: { startedAt: row.started_at, dispatchedAt: row.dispatched_at, notBefore: row.not_before },
   };
 }

@@ -5,6 +5,7 @@
 import { MODEL_PROVIDERS } from '@osmosis/contracts';
 import { Prisma, queryRows } from '@osmosis/db';
 import type { ExecutionResult } from '../attempts/executor.ts';
+import type { StoredTimes } from '../attempts/fast-lease.ts';
 import type { FinalizeResult } from '../attempts/lease.ts';
 import type { WorkerContext } from '../queues/types.ts';
 import { announceRunEnded } from '../queues/webhook-delivery.ts';
@@ -20,13 +21,11 @@ export function providerLabel(modelType: string, model: string | null | undefine
   return Object.hasOwn(MODEL_PROVIDERS, name) ? name : 'other';
 }
 
-interface StoredTimes {
-  started_at: Date | null;
-  dispatched_at: Date | null;
-  not_before: Date | null;
-  model_type: string;
+/** The models whose usage a result counts (its execution rows have them). */
+export interface ResultModels {
+  modelType: string;
   model: string;
-  judge_model: string | null;
+  judgeModel: string | null;
 }
 
 interface StoredEvent {
@@ -69,6 +68,7 @@ async function observe(
   runId: string,
   result: ExecutionResult,
   written: FinalizeResult,
+  known: (StoredTimes & ResultModels) | undefined,
 ): Promise<void> {
   const m = workerMetrics(ctx);
   if (written.kind === 'written')
@@ -79,16 +79,20 @@ async function observe(
   else if (written.kind === 'retry') m.retries.inc({ error_class: errorClassLabel(result.errorClass) });
   else return;
 
-  const rows = await queryRows<StoredTimes>(
-    ctx.db,
-    Prisma.sql`
-    SELECT a.started_at, a.dispatched_at, a.not_before, ra.model_type, ra.model, r.judge_model
-    FROM attempts a JOIN run_agents ra ON ra.id = a.agent_id JOIN runs r ON r.id = a.run_id
-    WHERE a.id = ${attemptId}::uuid`,
-  );
-  const row = rows[0];
+  const row =
+    known ??
+    (
+      await queryRows<StoredTimes & ResultModels>(
+        ctx.db,
+        Prisma.sql`
+        SELECT a.started_at AS "startedAt", a.dispatched_at AS "dispatchedAt", a.not_before AS "notBefore",
+          ra.model_type AS "modelType", ra.model, r.judge_model AS "judgeModel"
+        FROM attempts a JOIN run_agents ra ON ra.id = a.agent_id JOIN runs r ON r.id = a.run_id
+        WHERE a.id = ${attemptId}::uuid`,
+      )
+    )[0];
   if (!row) return;
-  const provider = providerLabel(row.model_type, row.model);
+  const provider = providerLabel(row.modelType, row.model);
   const tokens: [string, number | null | undefined][] = [
     ['input', result.inputTokens],
     ['output', result.outputTokens],
@@ -96,7 +100,7 @@ async function observe(
   ];
   for (const [kind, n] of tokens) if (n) m.modelTokens.inc({ provider, role: 'agent', kind }, n);
   if (result.costUsd) m.modelCostUsd.inc({ provider, role: 'agent' }, result.costUsd);
-  const judge = row.judge_model ? providerLabel('provider', row.judge_model) : 'none';
+  const judge = row.judgeModel ? providerLabel('provider', row.judgeModel) : 'none';
   if (result.judgeInputTokens)
     m.modelTokens.inc({ provider: judge, role: 'judge', kind: 'input' }, result.judgeInputTokens);
   if (result.judgeOutputTokens)
@@ -112,20 +116,20 @@ async function observe(
   for (const [phase, ms] of recorded)
     if (ms !== null && ms !== undefined) m.phaseSeconds.observe({ phase }, ms / 1000);
 
-  if (row.started_at) {
+  if (row.startedAt) {
     // the try's own events, newest first through the (run_id, id) index, then oldest first
     const events = await queryRows<StoredEvent>(
       ctx.db,
       Prisma.sql`
       SELECT step, message, "timestamp" FROM run_events
-      WHERE run_id = ${runId}::uuid AND attempt_id = ${attemptId}::uuid AND "timestamp" >= ${row.started_at}
+      WHERE run_id = ${runId}::uuid AND attempt_id = ${attemptId}::uuid AND "timestamp" >= ${row.startedAt}
       ORDER BY id DESC LIMIT 200`,
     );
-    const phases = phasesFromEvents(row.started_at, events.reverse());
+    const phases = phasesFromEvents(row.startedAt, events.reverse());
     for (const [phase, s] of Object.entries(phases)) m.phaseSeconds.observe({ phase }, s);
-    if (row.dispatched_at) {
-      const due = Math.max(row.dispatched_at.getTime(), row.not_before?.getTime() ?? 0);
-      const lag = (row.started_at.getTime() - due) / 1000;
+    if (row.dispatchedAt) {
+      const due = Math.max(row.dispatchedAt.getTime(), row.notBefore?.getTime() ?? 0);
+      const lag = (row.startedAt.getTime() - due) / 1000;
       if (lag >= 0) m.dispatchLagSeconds.observe(lag);
     }
   }
@@ -138,10 +142,12 @@ export function afterResultWritten(
   runId: string,
   result: ExecutionResult,
   written: FinalizeResult,
+  /** the stored times and models when the caller has them (a fast result): nothing is read for them */
+  known?: StoredTimes & ResultModels,
 ): void {
   if (written.kind === 'written' && written.runStatus && TERMINAL_RUN.has(written.runStatus))
     announceRunEnded(ctx, runId);
-  observe(ctx, attemptId, runId, result, written).catch((error) =>
+  observe(ctx, attemptId, runId, result, written, known).catch((error) =>
     ctx.logger.debug(
       { attemptId, err: error instanceof Error ? error.message : String(error) },
       'metrics not recorded',

@@ -21,7 +21,7 @@
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch, enqueueRunRefill } from '@osmosis/queues';
 import { enqueuePicked, type Picked } from '../attempts/dispatch.ts';
-import { loadExecutionRow } from '../attempts/execution-row.ts';
+import { type ExecutionRow, loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
 import { type FastResult, fastAcquire, fastFinalize } from '../attempts/fast-lease.ts';
 import { type AcquireResult, acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
@@ -30,7 +30,7 @@ import { createLeaseRenewer } from '../attempts/lease-renewal.ts';
 import { resultSpoolDir, spoolResult } from '../attempts/result-spool.ts';
 import { createStartLedger } from '../attempts/start-ledger.ts';
 import { capacityOf, dispatchLimitsOf } from '../capacity-config.ts';
-import { afterResultWritten } from '../metrics/attempt-results.ts';
+import { afterResultWritten, type ResultModels } from '../metrics/attempt-results.ts';
 import type { WorkerContext } from './types.ts';
 
 type AbortReason = 'stopped' | 'lease-lost' | 'shutdown';
@@ -45,6 +45,8 @@ interface InFlight {
   controller: AbortController;
   reason: AbortReason | null;
   done: Promise<void>;
+  /** the agent's and the judge's models, once the execution's rows are read (for the metrics) */
+  models?: ResultModels;
 }
 
 export class AttemptAborted extends Error {
@@ -95,8 +97,11 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       await new Promise((r) => setTimeout(r, 1000)); // no hot loop while the queue's pause takes effect
       return { deferred: 'the Docker engine is unavailable' };
     }
+    // the fast start reads the execution's rows in its own statement
+    const preloaded: { row?: ExecutionRow } = {};
     const lease = await ledger.serial(async (): Promise<AcquireResult> => {
       const fast = await fastAcquire(db, attemptId, holder, ledger.free());
+      if (fast) preloaded.row = fast.execution;
       const taken = fast
         ? {
             kind: 'acquired' as const,
@@ -160,11 +165,18 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     // not even load the attempt (nothing ran: no retry is used either way)
     let handBack: HandBack | null = null;
     try {
-      const row = await loadExecutionRow(db, attemptId).catch((error: unknown) => {
-        // nothing ran yet: hand the attempt back rather than spend a retry on a database blip
-        if (ctx.database.failed(error)) handBack = 'database';
-        throw error;
-      });
+      const row =
+        preloaded.row ??
+        (await loadExecutionRow(db, attemptId).catch((error: unknown) => {
+          // nothing ran yet: hand the attempt back rather than spend a retry on a database blip
+          if (ctx.database.failed(error)) handBack = 'database';
+          throw error;
+        }));
+      entry.models = {
+        modelType: row.agent.modelType,
+        model: row.agent.model,
+        judgeModel: row.run.judgeModel,
+      };
       const taskDir = await ctx.taskFiles({ digest: row.task.digest, storageKey: row.task.storageKey });
       const raw = await ctx.executor({
         attemptId,
@@ -347,7 +359,9 @@ export function createAttemptProcessor(ctx: WorkerContext) {
   ): Promise<unknown> {
     ctx.database.succeeded();
     const written = { kind: 'written' as const, outcome: fast.outcome, runStatus: 'running' };
-    afterResultWritten(ctx, entry.attemptId, entry.runId, result, written);
+    // the stored times came back with the result: the metrics read nothing more for them
+    const stored = entry.models ? { ...fast.times, ...entry.models } : undefined;
+    afterResultWritten(ctx, entry.attemptId, entry.runId, result, written, stored);
     logger.info({ attemptId: entry.attemptId, ...written, backlog: fast.backlog }, 'attempt result written');
     // one pass per run per window for all such results, on whichever worker (enqueueRunRefill): at
     // its concurrency limit each result frees one slot, and a pass per result held the run's row
