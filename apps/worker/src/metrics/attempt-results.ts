@@ -21,6 +21,9 @@ export function providerLabel(modelType: string, model: string | null | undefine
   return Object.hasOwn(MODEL_PROVIDERS, name) ? name : 'other';
 }
 
+/** What a fast result's caller knows of it: stored times, models, and the try's events (oldest first). */
+type KnownResult = StoredTimes & ResultModels & { events: StoredEvent[] };
+
 /** The models whose usage a result counts (its execution rows have them). */
 export interface ResultModels {
   modelType: string;
@@ -32,6 +35,25 @@ interface StoredEvent {
   step: string;
   message: string;
   timestamp: Date;
+}
+
+/** The phases read at most this many of a try's events, the newest. */
+const PHASE_EVENTS = 200;
+
+/**
+ * A try's events as the worker logged them, the newest PHASE_EVENTS kept: what the metrics would
+ * read back from run_events, without the read.
+ */
+export class PhaseEvents {
+  private events: StoredEvent[] = [];
+  push(...events: StoredEvent[]): void {
+    for (const { step, message, timestamp } of events) this.events.push({ step, message, timestamp });
+    if (this.events.length > 2 * PHASE_EVENTS) this.events.splice(0, this.events.length - PHASE_EVENTS);
+  }
+  /** the newest events, oldest first */
+  newest(): StoredEvent[] {
+    return this.events.slice(-PHASE_EVENTS);
+  }
 }
 
 /**
@@ -68,7 +90,7 @@ async function observe(
   runId: string,
   result: ExecutionResult,
   written: FinalizeResult,
-  known: (StoredTimes & ResultModels) | undefined,
+  known: KnownResult | undefined,
 ): Promise<void> {
   const m = workerMetrics(ctx);
   if (written.kind === 'written')
@@ -118,14 +140,18 @@ async function observe(
 
   if (row.startedAt) {
     // the try's own events, newest first through the (run_id, id) index, then oldest first
-    const events = await queryRows<StoredEvent>(
-      ctx.db,
-      Prisma.sql`
-      SELECT step, message, "timestamp" FROM run_events
-      WHERE run_id = ${runId}::uuid AND attempt_id = ${attemptId}::uuid AND "timestamp" >= ${row.startedAt}
-      ORDER BY id DESC LIMIT 200`,
-    );
-    const phases = phasesFromEvents(row.startedAt, events.reverse());
+    const events =
+      known?.events ??
+      (
+        await queryRows<StoredEvent>(
+          ctx.db,
+          Prisma.sql`
+          SELECT step, message, "timestamp" FROM run_events
+          WHERE run_id = ${runId}::uuid AND attempt_id = ${attemptId}::uuid AND "timestamp" >= ${row.startedAt}
+          ORDER BY id DESC LIMIT ${PHASE_EVENTS}`,
+        )
+      ).reverse();
+    const phases = phasesFromEvents(row.startedAt, events);
     for (const [phase, s] of Object.entries(phases)) m.phaseSeconds.observe({ phase }, s);
     if (row.dispatchedAt) {
       const due = Math.max(row.dispatchedAt.getTime(), row.notBefore?.getTime() ?? 0);
@@ -142,8 +168,8 @@ export function afterResultWritten(
   runId: string,
   result: ExecutionResult,
   written: FinalizeResult,
-  /** the stored times and models when the caller has them (a fast result): nothing is read for them */
-  known?: StoredTimes & ResultModels,
+  /** what the caller has already (a fast result): nothing is read for it */
+  known?: KnownResult,
 ): void {
   if (written.kind === 'written' && written.runStatus && TERMINAL_RUN.has(written.runStatus))
     announceRunEnded(ctx, runId);

@@ -30,7 +30,7 @@ import { createLeaseRenewer } from '../attempts/lease-renewal.ts';
 import { resultSpoolDir, spoolResult } from '../attempts/result-spool.ts';
 import { createStartLedger } from '../attempts/start-ledger.ts';
 import { capacityOf, dispatchLimitsOf } from '../capacity-config.ts';
-import { afterResultWritten, type ResultModels } from '../metrics/attempt-results.ts';
+import { afterResultWritten, PhaseEvents, type ResultModels } from '../metrics/attempt-results.ts';
 import type { WorkerContext } from './types.ts';
 
 type AbortReason = 'stopped' | 'lease-lost' | 'shutdown';
@@ -47,6 +47,8 @@ interface InFlight {
   done: Promise<void>;
   /** the agent's and the judge's models, once the execution's rows are read (for the metrics) */
   models?: ResultModels;
+  /** the try's events as logged, for its phase metrics (PhaseEvents keeps the newest) */
+  events: PhaseEvents;
 }
 
 export class AttemptAborted extends Error {
@@ -135,6 +137,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       done: new Promise<void>((r) => {
         release = r;
       }),
+      events: new PhaseEvents(),
     };
     inFlight.set(attemptId, entry);
     ctx.activity.attemptsInFlight = inFlight.size;
@@ -149,6 +152,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     // the pipeline's events, several in one statement (attempts/event-batch.ts); one is a batch of one
     const logMany = (events: ExecutionEvent[]) => {
       const stamped = events.map((e) => ({ ...e, timestamp: e.timestamp ?? new Date() }));
+      entry.events.push(...stamped);
       const rows = stamped.map((e) => ({ ...e, runId, attemptId }) as NewRunEvent);
       const write = appendRunEvents(db, rows)
         .catch((error) => {
@@ -202,6 +206,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
           : { outcome: 'errored', errorClass: 'platform', errorMessage: errorMessage(error) };
     }
     await Promise.allSettled([...pendingLogs]); // the execution's events precede its result in the log
+    entry.events.push(...(result.events ?? []).map((e) => ({ ...e, timestamp: e.timestamp ?? new Date() })));
     if (unsent.length) result = { ...result, events: [...unsent, ...(result.events ?? [])] };
     if (entry.reason === 'stopped' && result.outcome !== 'cancelled') {
       result = {
@@ -359,8 +364,11 @@ export function createAttemptProcessor(ctx: WorkerContext) {
   ): Promise<unknown> {
     ctx.database.succeeded();
     const written = { kind: 'written' as const, outcome: fast.outcome, runStatus: 'running' };
-    // the stored times came back with the result: the metrics read nothing more for them
-    const stored = entry.models ? { ...fast.times, ...entry.models } : undefined;
+    // the stored times came back with the result, the models and the events are the worker's
+    // own: the metrics read nothing (a read of the try's events scanned its run's events)
+    const stored = entry.models
+      ? { ...fast.times, ...entry.models, events: entry.events.newest() }
+      : undefined;
     afterResultWritten(ctx, entry.attemptId, entry.runId, result, written, stored);
     logger.info({ attemptId: entry.attemptId, ...written, backlog: fast.backlog }, 'attempt result written');
     // one pass per run per window for all such results, on whichever worker (enqueueRunRefill): at
