@@ -40,14 +40,24 @@ interface StoredEvent {
 /** The phases read at most this many of a try's events, the newest. */
 const PHASE_EVENTS = 200;
 
+/** The steps whose messages name a phase's boundary (phasesFromEvents); the others count by time. */
+const PHASE_MESSAGE_STEPS = new Set(['environment', 'teardown']);
+
+/** The longest message kept: platform messages that mark a phase are short; an agent's are not read. */
+const PHASE_MESSAGE_CHARS = 1000;
+
 /**
  * A try's events as the worker logged them, the newest PHASE_EVENTS kept: what the metrics would
- * read back from run_events, without the read.
+ * read back from run_events, without the read. Only the messages phasesFromEvents reads are kept,
+ * cut at PHASE_MESSAGE_CHARS: what an execution logs never grows the worker's memory past that.
  */
 export class PhaseEvents {
   private events: StoredEvent[] = [];
   push(...events: StoredEvent[]): void {
-    for (const { step, message, timestamp } of events) this.events.push({ step, message, timestamp });
+    for (const { step, message, timestamp } of events) {
+      const kept = PHASE_MESSAGE_STEPS.has(step) ? message.slice(0, PHASE_MESSAGE_CHARS) : '';
+      this.events.push({ step, message: kept, timestamp });
+    }
     if (this.events.length > 2 * PHASE_EVENTS) this.events.splice(0, this.events.length - PHASE_EVENTS);
   }
   /** the newest events, oldest first */
