@@ -1,5 +1,6 @@
-// The common start and the common result of an attempt, each one statement on the pool
-// (dispatch at scale, issue 18). lease.ts stays the whole truth: whatever
+// The common start and the common result of an attempt, each one statement sent on its own
+// (one round trip, its own transaction) on the generic-plan connections (queryGeneric, @osmosis/
+// db; dispatch at scale, issue 18). lease.ts stays the whole truth: whatever
 // these do not cover falls back to it, and they decide nothing it would decide differently.
 //
 // The fast start covers an attempt that is queued and handed out, of a run already `running`
