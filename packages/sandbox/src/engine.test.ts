@@ -88,6 +88,38 @@ describe('engine trouble', () => {
     }
   });
 
+  it('is the engine when the sandbox still shows running as it is judged, and is removed a moment later', async () => {
+    const sandbox = await createSandbox({ image: 'osmosis/base:bookworm', docker: viaProxy });
+    try {
+      // the exec a forced removal killed can end before the engine has seen the container exit
+      const judged = engineTrouble(new Error('exec ended: connection reset'), {
+        docker: viaProxy,
+        containerId: sandbox.id,
+      });
+      await new Promise((r) => setTimeout(r, 500));
+      await direct.getContainer(sandbox.id).remove({ force: true });
+      expect(await judged).toBe('the sandbox container was removed from the engine while the attempt ran');
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
+  it('is not the engine when the sandbox keeps running (the task failed, not its container)', async () => {
+    const sandbox = await createSandbox({ image: 'osmosis/base:bookworm', docker: viaProxy });
+    try {
+      const started = Date.now();
+      const judged = await engineTrouble(new Error('the verifier failed'), {
+        docker: viaProxy,
+        containerId: sandbox.id,
+      });
+      expect(judged).toBeNull();
+      // looked at again for a moment, not for the stopped container's 5 s
+      expect(Date.now() - started).toBeLessThan(4_000);
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
   it('is not the engine when the sandbox merely stopped (a task can end its own init)', async () => {
     const sandbox = await createSandbox({ image: 'osmosis/base:bookworm', docker: viaProxy });
     try {
