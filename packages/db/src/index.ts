@@ -16,5 +16,5 @@ export * from './queries/results.ts';
 export * from './queries/run-attempts.ts';
 export * from './queries/run-event-count.ts';
 export * from './queries/run-events.ts';
-export { queryGeneric, queryRows, type RawQuery, rawTransaction } from './raw.ts';
+export { queryGeneric, queryRows } from './raw.ts';
 export { isDatabaseUnavailable } from './unavailable.ts';

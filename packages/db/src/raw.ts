@@ -63,45 +63,14 @@ export async function queryRows<T>(
 
 /**
  * Runs one statement on its own (its own transaction, one round trip) with a generic plan, on the
- * client's generic-plan connections (client.ts); a Prisma interactive transaction without them.
+ * client's generic-plan connections (client.ts); through Prisma for a client without them.
  * For the hot path's statements whose text is fixed and whose plan does not depend on their
  * values: Postgres, left to choose, planned them anew at every call (their arrays of events and
  * artifacts make a custom plan look cheaper), about 0.7 ms of its CPU a result.
  */
 export async function queryGeneric<T>(db: Db, sql: Prisma.Sql): Promise<T[]> {
   const pool = genericPoolOf(db);
-  if (!pool) return rawTransaction(db, (query) => query<T>(sql));
+  if (!pool) return db.$queryRaw<T[]>(sql);
   const result = await pool.query(statement(sql));
   return result.rows as T[];
-}
-
-/** The statements of one transaction, on one of the pool's connections (or a Prisma transaction). */
-export type RawQuery = <T>(sql: Prisma.Sql) => Promise<T[]>;
-
-/** Runs `fn` in a transaction on the client's pg pool (a Prisma interactive transaction without one). */
-export async function rawTransaction<T>(db: Db, fn: (query: RawQuery) => Promise<T>): Promise<T> {
-  const pool = poolOf(db);
-  if (!pool) return db.$transaction((tx) => fn((sql) => tx.$queryRaw(sql)));
-  const client = await pool.connect();
-  let broken: unknown;
-  try {
-    // generic plans for this transaction's named statements: Postgres kept choosing custom plans
-    // for some of them (arrays as parameters), planning them at every call
-    await client.query('BEGIN; SET LOCAL plan_cache_mode = force_generic_plan');
-    const result = await fn(async <R>(sql: Prisma.Sql) => {
-      const rows = await client.query(statement(sql));
-      return rows.rows as R[];
-    });
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    broken = await client.query('ROLLBACK').then(
-      () => undefined,
-      (rollbackError: unknown) => rollbackError,
-    );
-    throw error;
-  } finally {
-    // a connection whose rollback failed is in no known state: the pool drops it
-    client.release(broken instanceof Error ? broken : undefined);
-  }
 }

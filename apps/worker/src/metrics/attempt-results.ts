@@ -21,8 +21,14 @@ export function providerLabel(modelType: string, model: string | null | undefine
   return Object.hasOwn(MODEL_PROVIDERS, name) ? name : 'other';
 }
 
-/** What a fast result's caller knows of it: stored times, models, and the try's events (oldest first). */
-type KnownResult = StoredTimes & ResultModels & { events: StoredEvent[] };
+/**
+ * What the caller knows of a result already, so the metrics need not read it: the try's events
+ * as the worker logged them (oldest first), and, for a fast result, its stored times and models.
+ */
+interface KnownResult {
+  stored?: StoredTimes & ResultModels;
+  events?: StoredEvent[];
+}
 
 /** The models whose usage a result counts (its execution rows have them). */
 export interface ResultModels {
@@ -53,10 +59,11 @@ const PHASE_MESSAGE_CHARS = 1000;
  */
 export class PhaseEvents {
   private events: StoredEvent[] = [];
-  push(...events: StoredEvent[]): void {
+  /** an event without a timestamp is stamped now, as its insert would be */
+  push(...events: (Omit<StoredEvent, 'timestamp'> & { timestamp?: Date | undefined })[]): void {
     for (const { step, message, timestamp } of events) {
       const kept = PHASE_MESSAGE_STEPS.has(step) ? message.slice(0, PHASE_MESSAGE_CHARS) : '';
-      this.events.push({ step, message: kept, timestamp });
+      this.events.push({ step, message: kept, timestamp: timestamp ?? new Date() });
     }
     if (this.events.length > 2 * PHASE_EVENTS) this.events.splice(0, this.events.length - PHASE_EVENTS);
   }
@@ -112,7 +119,7 @@ async function observe(
   else return;
 
   const row =
-    known ??
+    known?.stored ??
     (
       await queryRows<StoredTimes & ResultModels>(
         ctx.db,
@@ -178,7 +185,7 @@ export function afterResultWritten(
   runId: string,
   result: ExecutionResult,
   written: FinalizeResult,
-  /** what the caller has already (a fast result): nothing is read for it */
+  /** what the caller has already: nothing is read for it */
   known?: KnownResult,
 ): void {
   if (written.kind === 'written' && written.runStatus && TERMINAL_RUN.has(written.runStatus))

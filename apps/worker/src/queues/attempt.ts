@@ -21,7 +21,7 @@
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch, enqueueRunRefill } from '@osmosis/queues';
 import { enqueuePicked, type Picked } from '../attempts/dispatch.ts';
-import { type ExecutionRow, loadExecutionRow } from '../attempts/execution-row.ts';
+import { loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
 import { type FastResult, fastAcquire, fastFinalize } from '../attempts/fast-lease.ts';
 import { type AcquireResult, acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
@@ -99,22 +99,14 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       await new Promise((r) => setTimeout(r, 1000)); // no hot loop while the queue's pause takes effect
       return { deferred: 'the Docker engine is unavailable' };
     }
-    // the fast start reads the execution's rows in its own statement
-    const preloaded: { row?: ExecutionRow } = {};
-    const lease = await ledger.serial(async (): Promise<AcquireResult> => {
+    // the fast start also reads the execution's rows, in its own statement (`execution`)
+    const { lease, execution } = await ledger.serial(async () => {
       const fast = await fastAcquire(db, attemptId, holder, ledger.free());
-      if (fast) preloaded.row = fast.execution;
-      const taken = fast
-        ? {
-            kind: 'acquired' as const,
-            token: fast.token,
-            tryNumber: fast.tryNumber,
-            needs: fast.needs,
-            gpuIds: [],
-          }
+      const taken: AcquireResult = fast
+        ? { kind: 'acquired', token: fast.token, tryNumber: fast.tryNumber, needs: fast.needs, gpuIds: [] }
         : await acquireLease(db, attemptId, holder);
       if (taken.kind === 'acquired') ledger.hold(attemptId, taken.needs);
-      return taken;
+      return { lease: taken, execution: fast?.execution };
     });
     if (lease.kind === 'skipped') {
       logger.debug({ attemptId, reason: lease.reason }, 'attempt job skipped');
@@ -170,7 +162,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     let handBack: HandBack | null = null;
     try {
       const row =
-        preloaded.row ??
+        execution ??
         (await loadExecutionRow(db, attemptId).catch((error: unknown) => {
           // nothing ran yet: hand the attempt back rather than spend a retry on a database blip
           if (ctx.database.failed(error)) handBack = 'database';
@@ -206,7 +198,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
           : { outcome: 'errored', errorClass: 'platform', errorMessage: errorMessage(error) };
     }
     await Promise.allSettled([...pendingLogs]); // the execution's events precede its result in the log
-    entry.events.push(...(result.events ?? []).map((e) => ({ ...e, timestamp: e.timestamp ?? new Date() })));
+    entry.events.push(...(result.events ?? []));
     if (unsent.length) result = { ...result, events: [...unsent, ...(result.events ?? [])] };
     if (entry.reason === 'stopped' && result.outcome !== 'cancelled') {
       result = {
@@ -323,7 +315,8 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         const written = await finalizeAttempt(db, attemptId, token, result, options);
         ctx.database.succeeded();
         if (written.kind === 'stale') return await discardStale(entry, token, result, startedAt);
-        afterResultWritten(ctx, attemptId, entry.runId, result, written); // metrics, webhook wake (metrics/attempt-results.ts)
+        // metrics (from the events the worker logged), webhook wake (metrics/attempt-results.ts)
+        afterResultWritten(ctx, attemptId, entry.runId, result, written, { events: entry.events.newest() });
         if (written.kind === 'retry') {
           logger.info({ attemptId, ...written }, 'attempt result written');
           return written;
@@ -366,10 +359,11 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     const written = { kind: 'written' as const, outcome: fast.outcome, runStatus: 'running' };
     // the stored times came back with the result, the models and the events are the worker's
     // own: the metrics read nothing (a read of the try's events scanned its run's events)
-    const stored = entry.models
-      ? { ...fast.times, ...entry.models, events: entry.events.newest() }
-      : undefined;
-    afterResultWritten(ctx, entry.attemptId, entry.runId, result, written, stored);
+    const stored = entry.models ? { ...fast.times, ...entry.models } : undefined;
+    afterResultWritten(ctx, entry.attemptId, entry.runId, result, written, {
+      stored,
+      events: entry.events.newest(),
+    });
     logger.info({ attemptId: entry.attemptId, ...written, backlog: fast.backlog }, 'attempt result written');
     // one pass per run per window for all such results, on whichever worker (enqueueRunRefill): at
     // its concurrency limit each result frees one slot, and a pass per result held the run's row
