@@ -33,7 +33,9 @@ const SLEEP_MAX = Number(args['sleep-max']);
 const slots = Number(args.slots);
 
 const db = createDb(String(args.database), Number(args.pool));
-const modules = QUEUE_MODULES.filter((m) => ['run-dispatch', 'attempt', 'presence'].includes(m.name));
+const modules = QUEUE_MODULES.filter((m) =>
+  ['run-dispatch', 'attempt', 'presence', 'rollup-fold'].includes(m.name),
+);
 const reconciler = QUEUE_MODULES.filter((m) => m.name === 'reconciler');
 const logger = testLogger();
 let cpu0 = process.cpuUsage();

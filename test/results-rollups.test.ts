@@ -1,5 +1,5 @@
-// The per-agent roll-ups that a trigger on attempts keeps (migration 20261205090000_results_rollups)
-// equal a count of the attempts themselves after every kind of write the platform makes: a bulk
+// The per-agent roll-ups that a trigger on attempts keeps (migration 20261205090000_results_rollups;
+// logged and folded since 20261210090000_rollup_log) equal a count of the attempts themselves after every kind of write the platform makes: a bulk
 // insert, single-attempt outcomes, a bulk cancel, a retry's reset, a delete of attempts and of a
 // whole run. The count of the attempts is the snapshot path of the same queries (`asOf` in the
 // future reads the attempts, not the roll-ups; it shows an attempt without finished_at as
@@ -115,36 +115,48 @@ describe('roll-ups of attempts', () => {
     expect((await runOutcomeCounts(tdb.db, run.runId)).total).toBe(72 - 6);
   });
 
-  it('add up over the shards that many connections write at once (migration 20261208090100)', async () => {
+  it('add up over the shards and the folds while many connections write at once (migrations 20261208090100, 20261210090000)', async () => {
+    // more attempts than a statement logs (64): the seed's insert writes the roll-ups at once, in
+    // its connection's shard
     const sharded = await seedRun(tdb.db, {
-      tasks: 8,
+      tasks: 40,
       attemptsPerTask: 4,
       status: 'running',
       agents: [{ harness: 'terminus-2', model: 'sharded' }],
       attempt: () => ({ outcome: null }),
     });
     const ids = sharded.attempts.map((a) => a.id);
-    // eight connections (eight backends, so several shards): each starts a quarter of the
-    // attempts and finishes another connection's quarter, all at once
+    // eight connections: each starts an eighth of the attempts and then finishes another
+    // connection's eighth one by one (each result logged), while a ninth folds over and over,
+    // both as the workers do (skipping while another folds) and as readers do (waiting)
     const clients = await Promise.all(
-      Array.from({ length: 8 }, async () => {
+      Array.from({ length: 9 }, async () => {
         const client = new pg.Client({ connectionString: tdb.url });
         await client.connect();
         return client;
       }),
     );
+    const folder = clients.pop()!;
+    let writing = true;
+    let folds = 0;
+    const folding = (async () => {
+      while (writing) {
+        const r = await folder.query('SELECT "attempts_rollup_fold"($1) AS n', [folds % 2 === 0]);
+        if (r.rows[0].n !== null) folds++;
+      }
+    })();
     try {
-      const quarter = (i: number) => ids.filter((_, j) => j % 8 === i);
+      const eighth = (i: number) => ids.filter((_, j) => j % 8 === i);
       await Promise.all(
         clients.map((c, i) =>
           c.query(`UPDATE attempts SET status = 'running', started_at = now() WHERE id = ANY($1::uuid[])`, [
-            quarter(i),
+            eighth(i),
           ]),
         ),
       );
       await Promise.all(
         clients.map(async (c, i) => {
-          for (const [k, id] of quarter((i + 3) % 8).entries()) {
+          for (const [k, id] of eighth((i + 3) % 8).entries()) {
             await c.query(
               `UPDATE attempts SET status = 'finished', outcome = $2::"AttemptOutcome", reward = $3,
                  cost_usd = 0.01, agent_ms = 500, harness_info = $4::jsonb, finished_at = now() WHERE id = $1`,
@@ -154,12 +166,19 @@ describe('roll-ups of attempts', () => {
         }),
       );
     } finally {
-      await Promise.all(clients.map((c) => c.end()));
+      writing = false;
+      await folding;
+      await Promise.all([...clients, folder].map((c) => c.end()));
     }
+    expect(folds).toBeGreaterThan(0);
     await expectRollupsMatch([sharded.runId]);
-    const shards = await tdb.db.$queryRaw<{ n: number }[]>`
-      SELECT count(DISTINCT shard)::int AS n FROM agent_outcome_totals WHERE run_id = ${sharded.runId}::uuid`;
-    expect(shards[0]!.n).toBeGreaterThan(1);
+    const left = await tdb.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM attempts_rollup_log`;
+    expect(left[0]!.n).toBe(0);
+    // the seed's shard and the folds' shard (16)
+    const shards = await tdb.db.$queryRaw<{ shard: number }[]>`
+      SELECT DISTINCT shard::int AS shard FROM agent_outcome_totals WHERE run_id = ${sharded.runId}::uuid ORDER BY 1`;
+    expect(shards.length).toBeGreaterThan(1);
+    expect(shards.at(-1)!.shard).toBe(16);
     // the harness infos' shards add up to the count of the attempts that carry each
     const infos = await tdb.db.$queryRaw<{ info: string; rolled: number; counted: number }[]>`
       SELECT r.info::text AS info, r.n AS rolled, c.n AS counted

@@ -13,6 +13,7 @@ export * from './queries/paired-tallies.ts';
 export * from './queries/quality.ts';
 export * from './queries/result-rows.ts';
 export * from './queries/results.ts';
+export * from './queries/rollup-fold.ts';
 export * from './queries/run-attempts.ts';
 export * from './queries/run-event-count.ts';
 export * from './queries/run-events.ts';

@@ -7,7 +7,7 @@
 // and the worker ends the run again when the last of them ends.
 import type { MemberRole, RetryAgentPlan, RetryRunResult, RunStatusName } from '@osmosis/contracts';
 import { roleAtLeast } from '@osmosis/contracts';
-import { appendRunEvent, type Db, Prisma } from '@osmosis/db';
+import { appendRunEvent, type Db, foldRollups, Prisma } from '@osmosis/db';
 import { enqueueRunDispatch, type Queues } from '@osmosis/queues';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../errors.ts';
@@ -105,6 +105,7 @@ export async function retryPlan(
   db: Db | Tx,
   run: RetryRun,
 ): Promise<Omit<RetryRunResult, 'dry_run' | 'previous_status' | 'status'>> {
+  await foldRollups(db);
   const rows = await unscoredByAgent(db, run.id);
   const costs = await meanCosts(db, run, run.agents);
   const agents: RetryAgentPlan[] = run.agents.map((agent) => {

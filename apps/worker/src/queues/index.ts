@@ -6,6 +6,7 @@ import { healthModule } from './health.ts';
 import { metricsModule } from './metrics.ts';
 import { presenceModule } from './presence.ts';
 import { reconcilerModule } from './reconciler.ts';
+import { rollupFoldModule } from './rollup-fold.ts';
 import { runDispatchModule } from './run-dispatch.ts';
 import type { QueueModule } from './types.ts';
 import { webhookDeliveryModule } from './webhook-delivery.ts';
@@ -17,6 +18,7 @@ export const QUEUE_MODULES: readonly QueueModule[] = [
   attemptModule,
   reconcilerModule,
   presenceModule,
+  rollupFoldModule,
   webhookDeliveryModule,
   metricsModule,
 ];

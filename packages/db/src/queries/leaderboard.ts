@@ -2,6 +2,7 @@
 // (harness, model), with their errored share (docs/scores.md).
 import type { Db } from '../client.ts';
 import { Prisma } from '../generated/prisma/client.ts';
+import { foldRollups } from './rollup-fold.ts';
 
 export interface LeaderboardCandidate {
   agent_id: string;
@@ -62,6 +63,7 @@ export async function leaderboardCandidates(
   benchmarkId: string,
   maxErroredShare = 1,
 ): Promise<LeaderboardCandidate[]> {
+  await foldRollups(db);
   return db.$queryRaw<LeaderboardCandidate[]>`
     SELECT DISTINCT ON (q.harness, q.model)
       q.agent_id, q.harness, q.model, q.run_id, q.run_name, q.finished_at, q.attempts_per_task, q.task_set
@@ -79,6 +81,7 @@ export async function unrankedCandidates(
   benchmarkId: string,
   maxErroredShare: number,
 ): Promise<UnrankedCandidate[]> {
+  await foldRollups(db);
   return db.$queryRaw<UnrankedCandidate[]>`
     SELECT DISTINCT ON (q.harness, q.model)
       q.agent_id, q.harness, q.model, q.run_id, q.run_name, q.finished_at, q.attempts_per_task, q.task_set,

@@ -4,6 +4,7 @@
 // tasks — and the tasks where the two differ, largest difference first. A task is scored by an
 // agent when its tally has scored > 0; a task neither agent has scored yet has no row here.
 import type { Db } from '../client.ts';
+import { foldRollups } from './rollup-fold.ts';
 
 /** Tasks with the same tallies on both sides: passed/scored of a and of b (0/0 = not scored). */
 export interface PairedTallyGroupRow {
@@ -23,7 +24,12 @@ export interface DifferingTaskRow {
 }
 
 /** Every task scored by at least one of the two agents, counted per pair of tallies. */
-export function pairedTallyGroups(db: Db, agentA: string, agentB: string): Promise<PairedTallyGroupRow[]> {
+export async function pairedTallyGroups(
+  db: Db,
+  agentA: string,
+  agentB: string,
+): Promise<PairedTallyGroupRow[]> {
+  await foldRollups(db);
   return db.$queryRaw<PairedTallyGroupRow[]>`
     WITH a AS (SELECT task_id, scored, passed FROM agent_task_tallies WHERE agent_id = ${agentA}::uuid AND scored > 0),
       b AS (SELECT task_id, scored, passed FROM agent_task_tallies WHERE agent_id = ${agentB}::uuid AND scored > 0)
@@ -38,12 +44,13 @@ export function pairedTallyGroups(db: Db, agentA: string, agentB: string): Promi
  * first, then by name (byte order). The difference is ordered as one division of exact integers,
  * so equal differences tie and fall to the name.
  */
-export function pairedDifferingTasks(
+export async function pairedDifferingTasks(
   db: Db,
   agentA: string,
   agentB: string,
   limit: number,
 ): Promise<DifferingTaskRow[]> {
+  await foldRollups(db);
   return db.$queryRaw<DifferingTaskRow[]>`
     SELECT t.name AS task, a.passed AS a_passed, a.scored AS a_scored, b.passed AS b_passed, b.scored AS b_scored
     FROM agent_task_tallies a

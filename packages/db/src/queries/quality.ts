@@ -7,6 +7,7 @@
 
 import type { Db } from '../client.ts';
 import { Prisma } from '../generated/prisma/client.ts';
+import { foldRollups } from './rollup-fold.ts';
 
 export interface AgentQualityRows {
   /** distinct harness_info of the scored attempts (null: not recorded), with their counts */
@@ -46,6 +47,7 @@ export async function agentQualityRows(
     return e;
   };
   const none = Promise.resolve([]);
+  if (need.infos && !scope.asOf) await foldRollups(db);
   const [infos, confidences, tasks] = await Promise.all([
     !need.infos
       ? none

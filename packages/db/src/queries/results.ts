@@ -7,6 +7,7 @@
 import type { Db } from '../client.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { OPEN_STATUS, runningByAgent } from './open-attempts.ts';
+import { foldRollups } from './rollup-fold.ts';
 
 export interface TaskBucketRow {
   scored: number;
@@ -143,6 +144,7 @@ function attemptsOf(scope: AttemptScope): Prisma.Sql {
  */
 export async function taskBuckets(db: Db, scope: AttemptScope): Promise<Map<string, TaskBucketRow[]>> {
   if (scope.runIds.length === 0) return new Map();
+  if (!scope.asOf) await foldRollups(db);
   const rows = scope.asOf
     ? await db.$queryRaw<{ agent_id: string; scored: number; passed: number; tasks: number }[]>`
     SELECT agent_id::text AS agent_id, scored, passed, count(*)::int AS tasks
@@ -179,6 +181,7 @@ export async function taskBuckets(db: Db, scope: AttemptScope): Promise<Map<stri
  */
 export async function agentAggregates(db: Db, scope: AttemptScope): Promise<Map<string, AgentAggregateRow>> {
   if (scope.runIds.length === 0) return new Map();
+  if (!scope.asOf) await foldRollups(db);
   const [rows, buckets] = await Promise.all([
     scope.asOf
       ? db.$queryRaw<Record<string, unknown>[]>`
@@ -248,6 +251,7 @@ export async function runOutcomeCounts(
   db: Db,
   runId: string,
 ): Promise<OutcomeCountsRow & { running: number; queued: number }> {
+  await foldRollups(db);
   const rows = await db.$queryRaw<Record<string, number>[]>`
     SELECT
       coalesce(sum(n) FILTER (WHERE outcome = 'passed'), 0)::int AS passed,
@@ -285,6 +289,7 @@ export interface AgentOutcomeRow {
 /** Passed, failed and errored attempts per agent of some runs (from the roll-up agent_outcome_totals). */
 export async function agentOutcomeCounts(db: Db, runIds: string[]): Promise<AgentOutcomeRow[]> {
   if (runIds.length === 0) return [];
+  await foldRollups(db);
   return db.$queryRaw<AgentOutcomeRow[]>`
     SELECT ra.run_id::text AS run_id, ra.id::text AS agent_id, ra.harness, ra.model,
       coalesce(sum(t.n) FILTER (WHERE t.outcome = 'passed'), 0)::int AS passed,

@@ -3,6 +3,7 @@
 // migration 20261205090000_results_rollups), the first attempts by keyset order from the indexes.
 import type { Db } from '../client.ts';
 import { OPEN_STATUS, runningByAgent } from './open-attempts.ts';
+import { foldRollups } from './rollup-fold.ts';
 
 export interface RunAttemptCountRow {
   run_id: string;
@@ -15,6 +16,7 @@ export interface RunAttemptCountRow {
 /** Attempts per (run, status, outcome) of some runs (queued and running apart: open-attempts.ts). */
 export async function attemptCountsByRun(db: Db, runIds: string[]): Promise<RunAttemptCountRow[]> {
   if (runIds.length === 0) return [];
+  await foldRollups(db);
   const [rows, running] = await Promise.all([
     db.$queryRaw<RunAttemptCountRow[]>`
       SELECT run_id::text AS run_id, status, nullif(outcome, '') AS outcome, sum(n)::int AS n
