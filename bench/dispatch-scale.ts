@@ -22,9 +22,11 @@
 //   cd /work/main && source scripts/env.sh
 //   node bench/dispatch-scale.ts [--workers 100] [--procs 4] [--slots 8] [--attempts 200000] [--runs 50]
 //     [--workspaces 10] [--seconds 60] [--warmup 10] [--sleep-min 500] [--sleep-max 1000] [--pool 10] [--keep] [--pg-stats]
+//     [--sockets]
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -55,6 +57,12 @@ const { values: args } = parseArgs({
     /** Postgres connections of each child process, shared by its simulated workers */
     pool: { type: 'string', default: '10' },
     keep: { type: 'boolean', default: false },
+    /**
+     * the simulated workers reach Postgres and Redis over their Unix sockets, not loopback TCP:
+     * on loopback the sender's system call also does the receiver's half of TCP, so a hundred
+     * simulated hosts on one machine pay twice for a network they do not have
+     */
+    sockets: { type: 'boolean', default: false },
     /** print the statements that took most of Postgres's time in the window (needs pg_stat_statements loaded) */
     'pg-stats': { type: 'boolean', default: false },
   },
@@ -71,6 +79,10 @@ const WARMUP = Number(args.warmup);
 const SLEEP_MIN = Number(args['sleep-min']);
 const SLEEP_MAX = Number(args['sleep-max']);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:63799';
+/** scripts/services.sh's sockets: Postgres's folder (unix_socket_directories) and Redis's file */
+const PG_SOCKET_DIR = process.env.OSMOSIS_PG_SOCKET_DIR ?? '/tmp';
+const REDIS_SOCKET =
+  process.env.OSMOSIS_REDIS_SOCKET ?? path.join(import.meta.dirname, '..', '.local', 'redis', 'redis.sock');
 const AIM = { startsPerSecond: 500, busy: 0.95 };
 
 async function seed(url: string): Promise<string[]> {
@@ -149,13 +161,27 @@ async function nextMessage(child: Child, key: string): Promise<Record<string, un
 /** Starts the P worker processes with W workers between them; resolves once every worker is up. */
 async function startChildren(url: string, prefix: string): Promise<Child[]> {
   const children: Child[] = [];
+  let redisUrl = REDIS_URL;
+  if (args.sockets) {
+    const pgSocket = new URL(url);
+    const pgFile = path.join(PG_SOCKET_DIR, `.s.PGSQL.${pgSocket.port || 5432}`);
+    for (const file of [pgFile, REDIS_SOCKET]) {
+      if (!existsSync(file))
+        throw new Error(`--sockets: no socket at ${file} (set OSMOSIS_PG_SOCKET_DIR / OSMOSIS_REDIS_SOCKET)`);
+    }
+    pgSocket.searchParams.set('host', PG_SOCKET_DIR);
+    url = pgSocket.toString();
+    const redisSocket = new URL(REDIS_URL);
+    redisSocket.searchParams.set('path', REDIS_SOCKET);
+    redisUrl = redisSocket.toString();
+  }
   for (let p = 0; p < P; p++) {
     const count = Math.floor(W / P) + (p < W % P ? 1 : 0);
     const proc = spawn(
       process.execPath,
       [
         path.join(import.meta.dirname, 'dispatch-scale-workers.ts'),
-        ...['--database', url, '--redis', REDIS_URL, '--prefix', prefix, '--index', String(p)],
+        ...['--database', url, '--redis', redisUrl, '--prefix', prefix, '--index', String(p)],
         ...['--count', String(count), '--slots', String(S), '--pool', String(args.pool)],
         ...['--sleep-min', String(SLEEP_MIN), '--sleep-max', String(SLEEP_MAX)],
       ],
@@ -271,7 +297,7 @@ async function main() {
     const fmt = (n: number) => n.toFixed(1);
     const perStart = (n: number) => fmt(n / Math.max(1, started));
     console.log(
-      `\nwindow ${fmt(elapsed)} s, ${W} workers × ${S} slots in ${P} processes, sleep ${SLEEP_MIN}–${SLEEP_MAX} ms`,
+      `\nwindow ${fmt(elapsed)} s, ${W} workers × ${S} slots in ${P} processes, sleep ${SLEEP_MIN}–${SLEEP_MAX} ms, workers reach Postgres and Redis over ${args.sockets ? 'Unix sockets' : 'loopback TCP'}`,
     );
     console.log(
       `attempts started/s      ${fmt(started / elapsed)}   (aim ≥ ${AIM.startsPerSecond}; slot-bound max ${fmt((W * S) / ((SLEEP_MIN + SLEEP_MAX) / 2000))})`,

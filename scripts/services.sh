@@ -75,6 +75,7 @@ start_redis() {
   if redis_ready; then log "redis already up on 127.0.0.1:$REDIS_PORT"; return; fi
   mkdir -p "$LOCAL/redis"
   redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+    --unixsocket "$LOCAL/redis/redis.sock" --unixsocketperm 700 \
     --maxmemory-policy noeviction --dir "$LOCAL/redis" --pidfile "$LOCAL/redis/redis.pid" --logfile "$LOGS/redis.log"
   for _ in $(seq 1 50); do redis_ready && break; sleep 0.1; done
   redis_ready || { log "redis did not start; see $LOGS/redis.log"; exit 1; }

@@ -1,5 +1,12 @@
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { TEST_PG_URL } from '../../../test/helpers/env.ts';
+import { createDb } from './client.ts';
+import { poolConfigFromUrl } from './migration-adapter.ts';
+
+/** where scripts/services.sh's Postgres keeps its Unix socket */
+const SOCKET_DIR = process.env.OSMOSIS_TEST_PG_SOCKET_DIR ?? '/tmp';
 
 describe('database client', () => {
   let testDb: TestDatabase;
@@ -24,5 +31,32 @@ describe('database client', () => {
       }),
     ).rejects.toThrow();
     expect(await testDb.db.workspace.count({ where: { name: 'rolled-back' } })).toBe(0);
+  });
+
+  it('reads a Unix socket folder from ?host= as libpq and Prisma do', () => {
+    expect(poolConfigFromUrl('postgresql://u:p@localhost:5433/db?host=/run/postgresql')).toMatchObject({
+      host: '/run/postgresql',
+      port: 5433,
+      database: 'db',
+    });
+    // not a folder: the URL's host stays
+    expect(poolConfigFromUrl('postgresql://u:p@db.internal:5432/db?host=evil')).toMatchObject({
+      host: 'db.internal',
+    });
+  });
+
+  const port = new URL(TEST_PG_URL).port || '5432';
+  it.skipIf(!existsSync(`${SOCKET_DIR}/.s.PGSQL.${port}`))('connects over the Unix socket', async () => {
+    const url = new URL(testDb.url);
+    url.searchParams.set('host', SOCKET_DIR);
+    const db = createDb(url.toString(), 2);
+    try {
+      // NULL for a connection that came in over a Unix socket
+      const rows = await db.$queryRaw<{ addr: string | null }[]>`SELECT inet_server_addr()::text AS addr`;
+      expect(rows[0]?.addr).toBeNull();
+      expect(await db.workspace.count()).toBeGreaterThanOrEqual(1);
+    } finally {
+      await db.$disconnect();
+    }
   });
 });

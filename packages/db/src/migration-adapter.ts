@@ -32,8 +32,10 @@ type Patchable = {
 export function poolConfigFromUrl(databaseUrl: string): pg.PoolConfig {
   const url = new URL(databaseUrl);
   const schema = url.searchParams.get('schema');
+  // ?host=/run/postgresql: a Unix socket's folder, as libpq and Prisma read it (one host, no TCP)
+  const socketDir = url.searchParams.get('host');
   return {
-    host: decodeURIComponent(url.hostname),
+    host: socketDir?.startsWith('/') ? socketDir : decodeURIComponent(url.hostname),
     port: url.port ? Number(url.port) : 5432,
     user: decodeURIComponent(url.username),
     password: decodeURIComponent(url.password),

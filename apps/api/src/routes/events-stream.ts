@@ -161,7 +161,8 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
         if (res.writableNeedDrain) await drained();
         if (closed) return;
       }
-      const counts = await runOutcomeCounts(db, run.id);
+      // every watcher reads this every tick: no wait on a fold under way (the 'end' frame is exact)
+      const counts = await runOutcomeCounts(db, run.id, { exact: false });
       const progress: StreamProgress = {
         run_name: run.name,
         status,

@@ -7,7 +7,7 @@
 import type { Db } from '../client.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { OPEN_STATUS, runningByAgent } from './open-attempts.ts';
-import { foldRollups } from './rollup-fold.ts';
+import { foldRollups, foldRollupsIfFree } from './rollup-fold.ts';
 
 export interface TaskBucketRow {
   scored: number;
@@ -246,12 +246,18 @@ function addUsage(into: UsageSumsRow, add: UsageSumsRow): void {
   for (const k of USAGE_KEYS) into[k] += add[k];
 }
 
-/** Progress counts of one run (for live progress snapshots), from the roll-up agent_outcome_totals. */
+/**
+ * Progress counts of one run (for live progress snapshots), from the roll-up agent_outcome_totals.
+ * `exact` false (a live stream's frame, read by every watcher every tick): while another
+ * connection folds, read without waiting for it; the next frame has what it folded.
+ */
 export async function runOutcomeCounts(
   db: Db,
   runId: string,
+  options: { exact?: boolean } = {},
 ): Promise<OutcomeCountsRow & { running: number; queued: number }> {
-  await foldRollups(db);
+  if (options.exact === false) await foldRollupsIfFree(db);
+  else await foldRollups(db);
   const rows = await db.$queryRaw<Record<string, number>[]>`
     SELECT
       coalesce(sum(n) FILTER (WHERE outcome = 'passed'), 0)::int AS passed,

@@ -1,0 +1,93 @@
+// The workers' periodic roll-up fold against real Postgres and Redis: one worker a second takes
+// the turn, and a result's logged roll-up rows reach the roll-ups with no reader asking.
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
+import { TEST_REDIS_URL, testQueuePrefix } from '../../../../test/helpers/redis.ts';
+import { type WorkerConfig, workerConfig } from '../config.ts';
+import { fakeExecutor, seedRun, waitFor } from '../testing/fixtures.ts';
+import { type RunningWorker, startWorker } from '../worker.ts';
+import { ROLLUP_FOLD_INTERVAL_MS, rollupFoldModule, takeFoldTurn } from './rollup-fold.ts';
+
+let tdb: TestDatabase;
+const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+const workers: RunningWorker[] = [];
+
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+});
+afterAll(async () => {
+  for (const w of workers) await w.close();
+  redis.disconnect();
+  await tdb?.drop();
+});
+
+function config(queuePrefix: string): WorkerConfig {
+  return workerConfig({
+    databaseUrl: tdb.url,
+    redisUrl: TEST_REDIS_URL,
+    queuePrefix,
+    workerId: `w-${Math.random().toString(36).slice(2, 8)}`,
+    heartbeatMs: 200,
+    reconcileMs: 300,
+    drainMs: 0,
+  });
+}
+
+describe('the periodic roll-up fold', () => {
+  it('gives the turn to one worker per interval', async () => {
+    const prefix = testQueuePrefix();
+    const a = { redis, config: config(prefix) };
+    const b = { redis, config: config(prefix) };
+    expect(await takeFoldTurn(a, 300)).toBe(true);
+    expect(await takeFoldTurn(b, 300)).toBe(false);
+    expect(await takeFoldTurn(a, 300)).toBe(false);
+    // another deployment's prefix has its own turn
+    expect(await takeFoldTurn({ redis, config: config(testQueuePrefix()) }, 300)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect(await takeFoldTurn(b, 300)).toBe(true);
+  });
+
+  it('folds when Redis cannot be asked (Postgres still keeps folds one at a time)', async () => {
+    const down = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
+    try {
+      expect(await takeFoldTurn({ redis: down, config: config(testQueuePrefix()) }, 300)).toBe(true);
+    } finally {
+      down.disconnect();
+    }
+  });
+
+  it("moves a result's logged rows into the roll-ups with no reader asking", async () => {
+    const prefix = testQueuePrefix();
+    for (let i = 0; i < 2; i++) {
+      workers.push(
+        await startWorker(config(prefix), {
+          executor: fakeExecutor({ durationMs: 1 }).executor,
+          reaper: null,
+          db: tdb.db,
+          logger: pino({ level: 'silent' }),
+          taskFiles: async () => '/nonexistent',
+          modules: [rollupFoldModule],
+        }),
+      );
+    }
+    const run = await seedRun(tdb.db, { tasks: 2 });
+    await tdb.db.$executeRaw`UPDATE attempts SET status = 'finished', outcome = 'passed', reward = 1,
+      finished_at = now() WHERE id = ${run.attemptIds[0]}::uuid`;
+    const passed = async () => {
+      const rows = await tdb.db.$queryRaw<{ n: number }[]>`
+        SELECT coalesce(sum(n), 0)::int AS n FROM agent_outcome_totals
+        WHERE run_id = ${run.runId}::uuid AND outcome = 'passed'`;
+      return rows[0]!.n;
+    };
+    await waitFor(async () => (await passed()) === 1, 4 * ROLLUP_FOLD_INTERVAL_MS);
+    const left = await tdb.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM attempts_rollup_log`;
+    expect(left[0]!.n).toBe(0);
+  });
+});
