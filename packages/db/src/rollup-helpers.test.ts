@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
 
-describe("the roll-up triggers' row helpers (migration 20261209090000)", () => {
+describe("the roll-up trigger's row helpers (migrations 20261209090000, 20261210090000)", () => {
   let testDb: TestDatabase;
   beforeAll(async () => {
     testDb = await createTestDatabase();
@@ -21,8 +21,8 @@ describe("the roll-up triggers' row helpers (migration 20261209090000)", () => {
   it('are inlined into the statement that calls them, not planned at every call', async () => {
     // an IMMUTABLE SQL function whose body casts an enum to text (STABLE) is never inlined: every
     // trigger call parsed and planned its body (0.14 ms a row)
-    const row = await outputOf('"attempts_rollup_row_of"(1, a)');
-    expect(row).not.toContain('attempts_rollup_row_of');
+    const row = await outputOf('"attempts_rollup_log_row_of"(1, a)');
+    expect(row).not.toContain('attempts_rollup_log_row_of');
     expect(row).toContain("COALESCE((outcome)::text, ''::text)");
     const status = await outputOf('"attempts_rollup_status"(a.status)');
     expect(status).not.toContain('attempts_rollup_status');

@@ -165,6 +165,8 @@ DROP TRIGGER "attempts_harness_infos_update" ON "attempts";
 DROP TRIGGER "attempts_harness_infos_delete" ON "attempts";
 DROP FUNCTION "attempts_rollup"();
 DROP FUNCTION "attempts_harness_infos"();
+-- replaced by attempts_rollup_log_row_of
+DROP FUNCTION "attempts_rollup_row_of"(INT, "attempts");
 
 CREATE TRIGGER "attempts_rollup_insert" AFTER INSERT ON "attempts"
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "attempts_rollup_changes"();
