@@ -4,12 +4,13 @@
 -- attempt (a start, a lease renewal), the largest part of a start's Postgres time
 -- (bench/dispatch-scale.ts: 3.8 ms a start with them, 2.3 ms without).
 --
--- Now one trigger reads the transition tables once. A statement that changes a few attempts (a
--- start changes no counted column; a result changes one attempt) appends its signed rows to
+-- Now one trigger reads the transition tables once. A statement whose changes come to at most 64
+-- rows (a start changes no counted column; a result is two rows) appends its signed rows to
 -- attempts_rollup_log; a bulk statement (a run's creation, a stop, a cascaded delete) applies its
--- rows at once, as before. attempts_rollup_fold() moves the logged rows into the roll-ups in one
--- pass: the workers call it every second, and every reader of the roll-ups calls it before it
--- reads (packages/db/src/queries/rollup-fold.ts), so the views stay exact. The roll-ups are sums,
+-- rows at once, as before. attempts_rollup_fold(wait) moves the logged rows into the roll-ups in
+-- one pass: one worker a second calls it (apps/worker/src/queues/rollup-fold.ts), and every
+-- reader of the roll-ups calls it before it reads (packages/db/src/queries/rollup-fold.ts), so the
+-- views stay exact. The roll-ups are sums,
 -- and a task's bucket follows its tally whatever order the changes come in, so folding later
 -- gives the same rows as applying at once.
 
