@@ -75,7 +75,8 @@ BEGIN
 END;
 $$ LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan;
 
--- Statements that change more attempts than this apply their rows at once; fewer are logged.
+-- A statement whose changes come to more rows than this (an update: two an attempt) applies them
+-- at once; fewer are logged.
 CREATE FUNCTION "attempts_rollup_log_limit"() RETURNS INT AS $$ SELECT 64 $$ LANGUAGE sql IMMUTABLE;
 
 CREATE FUNCTION "attempts_rollup_changes"() RETURNS trigger AS $$

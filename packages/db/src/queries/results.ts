@@ -1,6 +1,6 @@
 // SQL aggregations behind scores, runs lists and downloads. They read the roll-ups that a
 // trigger on attempts keeps per agent (agent_outcome_totals, agent_task_buckets: a few rows per
-// agent whatever the run's size), or for a snapshot as of a past time count the attempts with
+// agent whatever the run's size; its logged changes folded in first, rollup-fold.ts), or for a snapshot as of a past time count the attempts with
 // GROUP BY (never loading every attempt into the app); the scores themselves are computed from
 // these aggregates by the pure functions of @osmosis/core (packages/core/src/scoring). The row
 // shapes below are what those functions take (structurally: TaskBucket, UsageSums, ...).
@@ -145,6 +145,11 @@ function attemptsOf(scope: AttemptScope): Prisma.Sql {
 export async function taskBuckets(db: Db, scope: AttemptScope): Promise<Map<string, TaskBucketRow[]>> {
   if (scope.runIds.length === 0) return new Map();
   if (!scope.asOf) await foldRollups(db);
+  return readTaskBuckets(db, scope);
+}
+
+/** taskBuckets once the roll-ups are folded (the caller folded them). */
+async function readTaskBuckets(db: Db, scope: AttemptScope): Promise<Map<string, TaskBucketRow[]>> {
   const rows = scope.asOf
     ? await db.$queryRaw<{ agent_id: string; scored: number; passed: number; tasks: number }[]>`
     SELECT agent_id::text AS agent_id, scored, passed, count(*)::int AS tasks
@@ -158,7 +163,8 @@ export async function taskBuckets(db: Db, scope: AttemptScope): Promise<Map<stri
     WHERE scored > 0
     GROUP BY agent_id, scored, passed
     ORDER BY agent_id, scored, passed`
-    : // the roll-up kept by the attempts trigger (migration 20261205090000_results_rollups)
+    : // the roll-up kept by the attempts trigger (migrations 20261205090000_results_rollups,
+      // 20261210090000_rollup_log)
       await db.$queryRaw<{ agent_id: string; scored: number; passed: number; tasks: number }[]>`
     SELECT agent_id::text AS agent_id, scored, passed, sum(tasks)::int AS tasks
     FROM agent_task_buckets
@@ -194,7 +200,7 @@ export async function agentAggregates(db: Db, scope: AttemptScope): Promise<Map<
         ${TOTALS_USAGE}
       FROM agent_outcome_totals
       WHERE ${scopeWhere(scope)} AND n <> 0`,
-    taskBuckets(db, scope),
+    readTaskBuckets(db, scope),
   ]);
   const out = new Map<string, AgentAggregateRow>();
   for (const r of rows) {
