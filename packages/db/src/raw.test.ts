@@ -114,4 +114,52 @@ describe('the hot path statements (raw.ts)', () => {
       expect(read, plan).toBeLessThan(100);
     }
   });
+  it("finds a worker's running attempts through the open-attempts index, under a generic plan", async () => {
+    // 3 000 ended attempts and 25 running ones of two workers: the lookup every lease renewal,
+    // reservation and the workers page make (status = 'running' AND lease_owner = $1) must read
+    // the worker's own rows from attempts_open_idx, not the ended ones
+    await testDb.db.$executeRawUnsafe(`
+      INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config, selection, task_count,
+          attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries, pass_threshold, created_by_id)
+        VALUES ('00000000-0000-4000-8004-0000000000c1', '00000000-0000-4000-8001-0000000000b1',
+          '00000000-0000-4000-8002-0000000000b1', 'open', 'running', '', '{}', '{}', 1, 3025, 80, 1, 0, 1,
+          '00000000-0000-4000-8000-0000000000b1');
+      INSERT INTO run_agents (id, run_id, index, harness, model_type, model, spec)
+        VALUES ('00000000-0000-4000-8005-0000000000c1', '00000000-0000-4000-8004-0000000000c1', 0, 'nop', 'provider', 'm', '{}');
+      INSERT INTO attempts (id, run_id, agent_id, task_id, index, status, outcome, lease_owner, dispatched_at)
+        SELECT gen_random_uuid(), '00000000-0000-4000-8004-0000000000c1', '00000000-0000-4000-8005-0000000000c1',
+          '00000000-0000-4000-8003-0000000000b1', g,
+          CASE WHEN g < 25 THEN 'running' ELSE 'finished' END::"AttemptStatus",
+          CASE WHEN g >= 25 THEN 'passed' END::"AttemptOutcome",
+          CASE WHEN g < 20 THEN 'w-a' WHEN g < 25 THEN 'w-b' END, now()
+        FROM generate_series(0, 3024) g;
+      ANALYZE attempts;
+    `);
+    let plan = '';
+    let held = 0;
+    await testDb.db
+      .$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('SET LOCAL plan_cache_mode = force_generic_plan');
+        await tx.$executeRawUnsafe(
+          `PREPARE held AS SELECT count(*)::int AS n FROM attempts a WHERE a.status = 'running' AND a.lease_owner = $1`,
+        );
+        held = (await tx.$queryRawUnsafe<{ n: number }[]>(`EXECUTE held('w-b')`))[0]?.n ?? -1;
+        const rows = await tx.$queryRawUnsafe<{ 'QUERY PLAN': unknown }[]>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE held('w-b')`,
+        );
+        plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+        throw new Error('roll back');
+      })
+      .catch((error: Error) => {
+        if (error.message !== 'roll back') throw error;
+      });
+    expect(held).toBe(5);
+    expect(plan).toContain('attempts_open_idx');
+    const read = [
+      ...plan.matchAll(/"(Actual Rows|Rows Removed by Filter|Rows Removed by Index Recheck)": ?(\d+)/g),
+    ]
+      .map((m) => Number(m[2]))
+      .reduce((a, b) => a + b, 0);
+    expect(read, plan).toBeLessThan(20);
+  });
 });
