@@ -6,7 +6,7 @@ import { FITS_SOME_WORKER } from './reservation.ts';
 
 /**
  * SQL: run `r` needs no decision but the hand-out (queued or running, no budget, no waiting
- * reason). runIsIdle looks no further for such a run; the one-round-trip pass takes only these.
+ * reason). runBeforePass reads it first; the one-round-trip pass takes only these.
  */
 export const RUN_NEEDS_ONLY_A_HAND_OUT = Prisma.sql`(r.status IN ('queued', 'running')
   AND r.waiting_reason IS NULL AND r.max_cost_usd IS NULL)`;

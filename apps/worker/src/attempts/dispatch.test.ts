@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
 import { TEST_REDIS_URL, testQueuePrefix } from '../../../../test/helpers/redis.ts';
 import { seedRun } from '../testing/fixtures.ts';
-import { dispatchRun, runIsIdle } from './dispatch.ts';
+import { dispatchRun, runBeforePass } from './dispatch.ts';
 import { pickInOneTrip } from './dispatch-one-trip.ts';
 
 let tdb: TestDatabase;
@@ -67,7 +67,12 @@ describe('the idle check before a dispatcher pass', () => {
     const seeded = await seedRun(tdb.db, { tasks: 6, maxConcurrentAttempts: 2 });
     await tdb.db.run.update({ where: { id: seeded.runId }, data: { status: 'running' } });
     expect((await dispatchRun(tdb.db, queues, seeded.runId)).dispatched).toHaveLength(2);
-    expect(await runIsIdle(tdb.db, seeded.runId)).toEqual({ status: 'running', inFlight: 2 });
+    expect(await runBeforePass(tdb.db, seeded.runId)).toEqual({
+      status: 'running',
+      inFlight: 2,
+      common: true,
+      idle: true,
+    });
     let result: Awaited<ReturnType<typeof dispatchRun>> | undefined;
     const prompt = await passDuringShareLock(seeded.runId, async () => {
       result = await dispatchRun(tdb.db, queues, seeded.runId);
@@ -89,7 +94,7 @@ describe('the idle check before a dispatcher pass', () => {
       where: { id: done!.id },
       data: { status: 'finished', outcome: 'passed', finishedAt: new Date() },
     });
-    expect(await runIsIdle(tdb.db, seeded.runId)).toBeNull();
+    expect(await runBeforePass(tdb.db, seeded.runId)).toMatchObject({ common: true, idle: false });
     let result: Awaited<ReturnType<typeof dispatchRun>> | undefined;
     const prompt = await passDuringShareLock(seeded.runId, async () => {
       result = await dispatchRun(tdb.db, queues, seeded.runId);
@@ -102,23 +107,34 @@ describe('the idle check before a dispatcher pass', () => {
     const budget = await seedRun(tdb.db, { tasks: 2, maxConcurrentAttempts: 1 });
     await tdb.db.run.update({ where: { id: budget.runId }, data: { status: 'running', maxCostUsd: 5 } });
     await dispatchRun(tdb.db, queues, budget.runId);
-    expect(await runIsIdle(tdb.db, budget.runId)).toBeNull(); // full, but its budget is the pass's to check
+    // full, but its budget is the pass's to check, and the full pass's: the one-round-trip pass is skipped
+    expect(await runBeforePass(tdb.db, budget.runId)).toMatchObject({ common: false, idle: false });
 
     const waiting = await seedRun(tdb.db, { tasks: 2, maxConcurrentAttempts: 1 });
     await tdb.db.run.update({ where: { id: waiting.runId }, data: { status: 'running' } });
     await dispatchRun(tdb.db, queues, waiting.runId);
     await tdb.db.run.update({ where: { id: waiting.runId }, data: { waitingReason: 'needs 64 cpus' } });
-    expect(await runIsIdle(tdb.db, waiting.runId)).toBeNull();
+    expect(await runBeforePass(tdb.db, waiting.runId)).toMatchObject({ common: false, idle: false });
 
     const pending = await seedRun(tdb.db, { tasks: 2, maxConcurrentAttempts: 1, status: 'pending' });
-    expect(await runIsIdle(tdb.db, pending.runId)).toBeNull();
+    expect(await runBeforePass(tdb.db, pending.runId)).toMatchObject({
+      status: 'pending',
+      common: false,
+      idle: false,
+    });
+    expect(await runBeforePass(tdb.db, '00000000-0000-4000-8000-00000000dead')).toBeNull();
   });
 
   it('is idle once nothing is left to hand out, whatever slots are free', async () => {
     const seeded = await seedRun(tdb.db, { tasks: 2, maxConcurrentAttempts: 5 });
     await tdb.db.run.update({ where: { id: seeded.runId }, data: { status: 'running' } });
     expect((await dispatchRun(tdb.db, queues, seeded.runId)).dispatched).toHaveLength(2);
-    expect(await runIsIdle(tdb.db, seeded.runId)).toEqual({ status: 'running', inFlight: 2 });
+    expect(await runBeforePass(tdb.db, seeded.runId)).toEqual({
+      status: 'running',
+      inFlight: 2,
+      common: true,
+      idle: true,
+    });
   });
 });
 

@@ -157,18 +157,30 @@ export async function enqueuePicked(
 const RUN_HAS_UNDISPATCHED = Prisma.sql`EXISTS (SELECT 1 FROM attempts q
   WHERE q.run_id = r.id AND q.status = 'queued' AND q.dispatched_at IS NULL)`;
 
+/** What a dispatcher pass reads of its run first, without a lock (runBeforePass). */
+export interface RunBeforePass {
+  status: string;
+  inFlight: number;
+  /** the run needs no decision but the hand-out (RUN_NEEDS_ONLY_A_HAND_OUT) */
+  common: boolean;
+  /** a common run whose slots are all taken, or with nothing left to hand out: a pass would change nothing */
+  idle: boolean;
+}
+
 /**
  * What a pass would find, read without a lock: a queued or running run with no waiting reason and
  * no budget whose slots are all taken, or with nothing left to hand out, is idle — a pass would
  * change nothing. Most passes at scale are such (every slot of a big run is in flight), and each
  * took the run's row lock, holding its starts and results in line behind it
- * (bench/dispatch-scale.ts). A slot freed after this read wakes its own pass.
+ * (bench/dispatch-scale.ts). A slot freed after this read wakes its own pass. A run that is not
+ * common (pending, a budget, a waiting reason) goes to the full pass at once: the one-round-trip
+ * pass would lock its row only to find that. Null when the run is gone.
  */
-export async function runIsIdle(db: Db, runId: string): Promise<{ status: string; inFlight: number } | null> {
-  const rows = await queryRows<{ status: string; in_flight: number; idle: boolean }>(
+export async function runBeforePass(db: Db, runId: string): Promise<RunBeforePass | null> {
+  const rows = await queryRows<{ status: string; in_flight: number; common: boolean; idle: boolean }>(
     db,
     Prisma.sql`
-    SELECT r.status::text AS status, f.n AS in_flight,
+    SELECT r.status::text AS status, f.n AS in_flight, ${RUN_NEEDS_ONLY_A_HAND_OUT} AS common,
       (${RUN_NEEDS_ONLY_A_HAND_OUT}
         AND (f.n >= r.max_concurrent_attempts
           OR NOT ${RUN_HAS_UNDISPATCHED})
@@ -177,7 +189,7 @@ export async function runIsIdle(db: Db, runId: string): Promise<{ status: string
     WHERE r.id = ${runId}::uuid`,
   );
   const row = rows[0];
-  return row?.idle ? { status: row.status, inFlight: row.in_flight } : null;
+  return row ? { status: row.status, inFlight: row.in_flight, common: row.common, idle: row.idle } : null;
 }
 
 export async function dispatchRun(
@@ -187,10 +199,12 @@ export async function dispatchRun(
   logger?: Logger,
   limits: DispatchLimits = DEFAULT_LIMITS,
 ): Promise<DispatchResult> {
-  const idle = await runIsIdle(db, runId);
-  if (idle) return { dispatched: [], inFlight: idle.inFlight, nextDueAt: null, runStatus: idle.status };
-  // the common run in one round trip; the full pass for the rest, and after a short one
-  const quick = await pickInOneTrip(db, runId, limits);
+  const before = await runBeforePass(db, runId);
+  if (before?.idle)
+    return { dispatched: [], inFlight: before.inFlight, nextDueAt: null, runStatus: before.status };
+  // the common run in one round trip; the full pass for the rest, and after a short one (the
+  // one-trip pass checks again under its lock: the run may have changed since the read)
+  const quick = before?.common ? await pickInOneTrip(db, runId, limits) : null;
   let handedOut: string[] = [];
   if (quick?.common) {
     await enqueuePicked(queues, runId, quick, logger);
