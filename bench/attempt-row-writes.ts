@@ -30,7 +30,8 @@ const A = Number(args.attempts);
 const PER_ROUND = Number(args['per-round']);
 const ROUNDS = Number(args.rounds);
 const C = Number(args.clients);
-if (PER_ROUND * ROUNDS * 2 > A) throw new Error('--attempts must hold per-round × rounds × 2 attempts');
+if (500 + PER_ROUND * ROUNDS * 2 > A)
+  throw new Error('--attempts must hold 500 + per-round × rounds × 2 attempts');
 
 /** The index sets compared: DDL that turns the database's attempts indexes into each. */
 const INDEX_SETS = {
@@ -145,19 +146,17 @@ async function main() {
       `${A} attempts in one run; rounds of ${PER_ROUND} attempts over ${C} connections, three UPDATEs an attempt, index sets alternating`,
     );
     const results: Record<IndexSet, number[]> = { before: [], now: [] };
-    let next = 0;
+    const ids = rows.map((r) => r.id);
+    const WARMUP = 500;
     // a warm-up round (plans, caches) that is not counted
-    await round(
-      clients,
-      pids,
-      rows.slice(next, (next += 500)).map((r) => r.id),
-    );
+    await round(clients, pids, ids.slice(0, WARMUP));
+    let next = WARMUP;
     for (let r = 0; r < ROUNDS; r++) {
       for (const set of (r % 2 === 0 ? ['before', 'now'] : ['now', 'before']) as IndexSet[]) {
         await admin.query(INDEX_SETS[set]);
         await admin.query('VACUUM ANALYZE attempts');
-        const ids = rows.slice(next, (next += PER_ROUND)).map((row) => row.id);
-        const result = await round(clients, pids, ids);
+        const result = await round(clients, pids, ids.slice(next, next + PER_ROUND));
+        next += PER_ROUND;
         results[set].push(result.cpuMsPerAttempt);
         console.log(
           `round ${r + 1} ${set.padEnd(6)} Postgres CPU ${result.cpuMsPerAttempt.toFixed(3)} ms an attempt, ${result.perSecond.toFixed(0)} attempts/s`,
