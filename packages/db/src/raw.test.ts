@@ -114,10 +114,12 @@ describe('the hot path statements (raw.ts)', () => {
       expect(read, plan).toBeLessThan(100);
     }
   });
+
   it("finds a worker's running attempts through the open-attempts index, under a generic plan", async () => {
     // 3 000 ended attempts and 25 running ones of two workers: the lookup every lease renewal,
     // reservation and the workers page make (status = 'running' AND lease_owner = $1) must read
-    // the worker's own rows from attempts_open_idx, not the ended ones
+    // the worker's own rows from attempts_open_idx, not the ended ones (in the workspace, benchmark
+    // and task the test before seeded)
     await testDb.db.$executeRawUnsafe(`
       INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config, selection, task_count,
           attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries, pass_threshold, created_by_id)
