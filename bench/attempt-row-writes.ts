@@ -10,12 +10,12 @@
 //   cd /work/main && source scripts/env.sh
 //   node bench/attempt-row-writes.ts [--attempts 100000] [--per-round 4000] [--rounds 4] [--clients 4] [--keep]
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { migrateDeploy } from '@osmosis/db';
 import pg from 'pg';
 import { adminQuery } from '../test/helpers/db.ts';
 import { databaseUrl } from '../test/helpers/env.ts';
+import { cpuSecondsOf } from './process-cpu.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -46,11 +46,13 @@ const INDEX_SETS = {
 } as const;
 type IndexSet = keyof typeof INDEX_SETS;
 
-const TICKS_PER_SECOND = 100;
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
+/** CPU seconds the connections' Postgres backends have spent (they live as long as the bench). */
+function backendsCpuSeconds(pids: number[]): number {
+  return pids.reduce((sum, pid) => {
+    const seconds = cpuSecondsOf(pid);
+    if (seconds === null) throw new Error(`Postgres backend ${pid} is gone`);
+    return sum + seconds;
+  }, 0);
 }
 
 async function seed(client: pg.Client): Promise<void> {
@@ -99,7 +101,7 @@ async function writeAttempt(client: pg.Client, id: string, worker: string): Prom
 }
 
 async function round(clients: pg.Client[], pids: number[], ids: string[]) {
-  const before = pids.map(cpuTicks);
+  const before = backendsCpuSeconds(pids);
   const t0 = performance.now();
   await Promise.all(
     clients.map(async (client, c) => {
@@ -108,9 +110,9 @@ async function round(clients: pg.Client[], pids: number[], ids: string[]) {
     }),
   );
   const wallMs = performance.now() - t0;
-  const ticks = pids.map(cpuTicks).reduce((sum, t, i) => sum + t - (before[i] as number), 0);
+  const seconds = backendsCpuSeconds(pids) - before;
   return {
-    cpuMsPerAttempt: ((ticks / TICKS_PER_SECOND) * 1000) / ids.length,
+    cpuMsPerAttempt: (seconds * 1000) / ids.length,
     wallMs,
     perSecond: ids.length / (wallMs / 1000),
   };

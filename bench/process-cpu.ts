@@ -23,6 +23,12 @@ function statOf(pid: number): { ticks: number; started: string } | null {
   }
 }
 
+/** CPU seconds (user + system) process `pid` has spent so far, or null when it is gone. */
+export function cpuSecondsOf(pid: number): number | null {
+  const stat = statOf(pid);
+  return stat ? stat.ticks / TICKS_PER_SECOND : null;
+}
+
 function commOf(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();

@@ -5,6 +5,27 @@ import { Prisma } from './generated/prisma/client.ts';
 import { runBacklogCount } from './queries/in-flight.ts';
 import { queryGeneric, queryRows } from './raw.ts';
 
+/**
+ * SQL: a running run `00000000-0000-4000-8004-0000000000<key>` and its one agent (…8005…<key>), in
+ * the workspace, benchmark and user the backlog test seeds (…b1).
+ */
+function runWithAgent(key: string, name: string, attemptsPerTask: number): string {
+  return `INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config, selection, task_count,
+        attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries, pass_threshold, created_by_id)
+      VALUES ('00000000-0000-4000-8004-0000000000${key}', '00000000-0000-4000-8001-0000000000b1',
+        '00000000-0000-4000-8002-0000000000b1', '${name}', 'running', '', '{}', '{}', 1, ${attemptsPerTask}, 80, 1, 0, 1,
+        '00000000-0000-4000-8000-0000000000b1');
+    INSERT INTO run_agents (id, run_id, index, harness, model_type, model, spec)
+      VALUES ('00000000-0000-4000-8005-0000000000${key}', '00000000-0000-4000-8004-0000000000${key}', 0, 'nop', 'provider', 'm', '{}');`;
+}
+
+/** The rows an EXPLAIN (ANALYZE, FORMAT JSON) plan read: what its nodes returned plus what their filters threw away. */
+function rowsRead(plan: string): number {
+  return [...plan.matchAll(/"(Actual Rows|Rows Removed by Filter|Rows Removed by Index Recheck)": ?(\d+)/g)]
+    .map((m) => Number(m[2]))
+    .reduce((a, b) => a + b, 0);
+}
+
 describe('the hot path statements (raw.ts)', () => {
   let testDb: TestDatabase;
   beforeAll(async () => {
@@ -55,13 +76,7 @@ describe('the hot path statements (raw.ts)', () => {
         VALUES ('00000000-0000-4000-8002-0000000000b1', '00000000-0000-4000-8001-0000000000b1', 'b', 'B', 'archive', '{}', 'ready');
       INSERT INTO tasks (id, benchmark_id, name, digest, env_digest, config, instruction)
         VALUES ('00000000-0000-4000-8003-0000000000b1', '00000000-0000-4000-8002-0000000000b1', 't', 'd', 'e', '{}', 'do it');
-      INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config, selection, task_count,
-          attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries, pass_threshold, created_by_id)
-        VALUES ('00000000-0000-4000-8004-0000000000b1', '00000000-0000-4000-8001-0000000000b1',
-          '00000000-0000-4000-8002-0000000000b1', 'r', 'running', '', '{}', '{}', 1, 3000, 80, 1, 0, 1,
-          '00000000-0000-4000-8000-0000000000b1');
-      INSERT INTO run_agents (id, run_id, index, harness, model_type, model, spec)
-        VALUES ('00000000-0000-4000-8005-0000000000b1', '00000000-0000-4000-8004-0000000000b1', 0, 'nop', 'provider', 'm', '{}');
+      ${runWithAgent('b1', 'r', 3000)}
       INSERT INTO attempts (id, run_id, agent_id, task_id, index, dispatched_at)
         SELECT gen_random_uuid(), '00000000-0000-4000-8004-0000000000b1', '00000000-0000-4000-8005-0000000000b1',
           '00000000-0000-4000-8003-0000000000b1', g, CASE WHEN g < 20 THEN now() END
@@ -100,18 +115,13 @@ describe('the hot path statements (raw.ts)', () => {
       Prisma.sql`SELECT ${runBacklogCount(Prisma.sql`${'00000000-0000-4000-8004-0000000000b1'}::uuid`)}::int AS n`,
     );
     expect(n).toEqual([{ n: 20 }]);
-    // the rows the plan read (what its nodes returned plus what their filters threw away), through
-    // whichever index the planner takes: under a generic plan at scale it took
-    // attempts_dispatch_pick_idx and read every queued attempt of the run (bench/dispatch-scale.ts)
+    // the rows the plan read, through whichever index the planner takes: under a generic plan at
+    // scale it took attempts_dispatch_pick_idx and read every queued attempt of the run
+    // (bench/dispatch-scale.ts)
     for (const withoutInFlightIndex of [false, true]) {
       const plan = await planOf(withoutInFlightIndex);
       expect(plan).toContain('Index');
-      const read = [
-        ...plan.matchAll(/"(Actual Rows|Rows Removed by Filter|Rows Removed by Index Recheck)": ?(\d+)/g),
-      ]
-        .map((m) => Number(m[2]))
-        .reduce((a, b) => a + b, 0);
-      expect(read, plan).toBeLessThan(100);
+      expect(rowsRead(plan), plan).toBeLessThan(100);
     }
   });
 
@@ -121,13 +131,7 @@ describe('the hot path statements (raw.ts)', () => {
     // the worker's own rows from attempts_open_idx, not the ended ones (in the workspace, benchmark
     // and task the test before seeded)
     await testDb.db.$executeRawUnsafe(`
-      INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config, selection, task_count,
-          attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries, pass_threshold, created_by_id)
-        VALUES ('00000000-0000-4000-8004-0000000000c1', '00000000-0000-4000-8001-0000000000b1',
-          '00000000-0000-4000-8002-0000000000b1', 'open', 'running', '', '{}', '{}', 1, 3025, 80, 1, 0, 1,
-          '00000000-0000-4000-8000-0000000000b1');
-      INSERT INTO run_agents (id, run_id, index, harness, model_type, model, spec)
-        VALUES ('00000000-0000-4000-8005-0000000000c1', '00000000-0000-4000-8004-0000000000c1', 0, 'nop', 'provider', 'm', '{}');
+      ${runWithAgent('c1', 'open', 3025)}
       INSERT INTO attempts (id, run_id, agent_id, task_id, index, status, outcome, lease_owner, dispatched_at)
         SELECT gen_random_uuid(), '00000000-0000-4000-8004-0000000000c1', '00000000-0000-4000-8005-0000000000c1',
           '00000000-0000-4000-8003-0000000000b1', g,
@@ -157,11 +161,6 @@ describe('the hot path statements (raw.ts)', () => {
       });
     expect(held).toBe(5);
     expect(plan).toContain('attempts_open_idx');
-    const read = [
-      ...plan.matchAll(/"(Actual Rows|Rows Removed by Filter|Rows Removed by Index Recheck)": ?(\d+)/g),
-    ]
-      .map((m) => Number(m[2]))
-      .reduce((a, b) => a + b, 0);
-    expect(read, plan).toBeLessThan(20);
+    expect(rowsRead(plan), plan).toBeLessThan(20);
   });
 });
