@@ -232,10 +232,15 @@ describe('the pass in one round trip', () => {
   it('refuses a run id that is not a uuid as a value, whatever it holds', async () => {
     // job data is checked as a uuid before it gets here; this is the layer under that check
     const before = await tdb.db.run.count();
-    for (const hostile of ["'; DELETE FROM runs; --", "x'::uuid; DELETE FROM runs; --", '\\', ''])
+    for (const hostile of ["'; DELETE FROM runs; --", "x'::uuid; DELETE FROM runs; --", '\\', '']) {
       await expect(pickInOneTrip(tdb.db, hostile, { workspaceMax: 100 })).rejects.toThrow(
         /invalid input syntax for type uuid/,
       );
+      // the whole pass, whose first read (runBeforePass) binds it as a parameter
+      await expect(dispatchRun(tdb.db, queues, hostile)).rejects.toThrow(
+        /invalid input syntax for type uuid/,
+      );
+    }
     expect(await tdb.db.run.count()).toBe(before);
   });
 });
