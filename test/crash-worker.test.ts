@@ -170,8 +170,13 @@ describe('crash safety', { timeout: 400_000 }, () => {
     await expectCountedOnce(run.runId, 4);
     const rerun = await tdb.db.attempt.findMany({ where: { id: { in: killed.map((k) => k.id) } } });
     expect(rerun.every((r) => r.tryCount === 2 && r.leaseToken === 2)).toBe(true);
+    // each was put back in line once, naming the dead worker, and started again on b
+    const expiries = await tdb.db.runEvent.findMany({
+      where: { runId: run.runId, step: 'attempt.lease_expired' },
+    });
+    expect(expiries.filter((e) => e.message.includes(`lease of ${prefix}-a expired`))).toHaveLength(2);
     const reruns = await tdb.db.runEvent.findMany({ where: { runId: run.runId, step: 'attempt.started' } });
-    expect(reruns.filter((e) => e.message.includes(`lease of ${prefix}-a expired`))).toHaveLength(2);
+    expect(reruns.filter((e) => e.message.includes(`on ${prefix}-b (try 2)`))).toHaveLength(2);
     // the dead worker's sandboxes are reaped
     await waitFor(async () => (await sandboxes(`${LABELS.run}=${run.runId}`)) === 0, 20_000, 250);
 

@@ -165,7 +165,10 @@ describe('/metrics', () => {
     expect(sampleValue(a, 'osmosis_runs', { status: 'finished' })).toBeGreaterThanOrEqual(1);
     expect(sampleValue(a, 'osmosis_benchmarks', { sync_status: 'ready' })).toBeGreaterThanOrEqual(1);
     expect(sampleValue(a, 'osmosis_workers', { state: 'live' })).toBe(1);
-    expect(sampleValue(a, 'osmosis_queue_jobs', { queue: 'attempt', state: 'active' })).toBe(0);
+    expect(sampleValue(a, 'osmosis_queue_jobs', { queue: 'run-dispatch', state: 'active' })).toBe(0);
+    // the run ended: no handed-out attempt waits for a worker
+    expect(sampleValue(a, 'osmosis_attempts_waiting_for_worker')).toBe(0);
+    expect(sampleValue(a, 'osmosis_attempts_waiting_for_worker_oldest_seconds')).toBe(0);
     expect(sampleValue(a, 'osmosis_queue_oldest_job_age_seconds', { queue: 'webhook-delivery' })).toBe(0);
 
     // no label value anywhere names the run, its id, the workspace or an attempt
@@ -183,9 +186,8 @@ describe('/metrics', () => {
       'health',
       'benchmark-sync',
       'run-dispatch',
-      'attempt',
       'webhook-delivery',
     ]);
-    expect(res.body.items[3]).toMatchObject({ paused: false, counts: { active: 0 } });
+    expect(res.body.items[2]).toMatchObject({ paused: false, counts: { active: 0 } });
   });
 });

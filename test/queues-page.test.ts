@@ -30,7 +30,7 @@ describe('/queues', () => {
     const res = await get(api.url, '/queues', who);
     expect(res.status, res.text.slice(0, 500)).toBe(200);
     expect(res.headers.get('content-security-policy')).toMatch(/script-src/);
-    for (const name of ['health', 'benchmark-sync', 'run-dispatch', 'attempt', 'webhook-delivery'])
+    for (const name of ['health', 'benchmark-sync', 'run-dispatch', 'webhook-delivery'])
       expect(res.text).toContain(`<code>${name}</code>`);
     expect(res.text).toMatch(/<code>benchmark-sync<\/code>.*?<td class="n">2<\/td>/s);
     // read only: the layout's sign-out is the only form

@@ -103,7 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (!queues) {
         queues = createQueues(deps.redis, config.queuePrefix);
         ownQueues = true;
-        for (const queue of [queues.health, queues.benchmarkSync, queues.runDispatch, queues.attempt]) {
+        for (const queue of [queues.health, queues.benchmarkSync, queues.runDispatch]) {
           queue.on('error', (error) => app.log.warn({ err: error }, 'queue error'));
         }
       }

@@ -124,6 +124,29 @@ export function registerMetrics(app: FastifyInstance): void {
       SELECT status::text AS key, count(*)::int AS n FROM attempts
       WHERE status IN ('queued', 'running') GROUP BY status`,
   );
+  // handed-out attempts have no queue (workers claim them from Postgres): their line is read here
+  const waiting = async () => {
+    const rows = await app.db.$queryRaw<{ n: number; oldest: number | null }[]>`
+      SELECT count(*)::int AS n, extract(epoch FROM now() - min(dispatched_at))::float8 AS oldest
+      FROM attempts WHERE status = 'queued' AND dispatched_at IS NOT NULL`;
+    return { n: rows[0]?.n ?? 0, oldest: Math.max(0, rows[0]?.oldest ?? 0) };
+  };
+  new Gauge({
+    name: 'osmosis_attempts_waiting_for_worker',
+    help: 'Attempts handed out by the dispatcher that no worker has claimed yet',
+    registers: [registry],
+    async collect() {
+      this.set((await waiting()).n);
+    },
+  });
+  new Gauge({
+    name: 'osmosis_attempts_waiting_for_worker_oldest_seconds',
+    help: 'How long the longest-waiting handed-out attempt has waited for a worker (0 when none waits)',
+    registers: [registry],
+    async collect() {
+      this.set((await waiting()).oldest);
+    },
+  });
   grouped(
     'osmosis_benchmarks',
     'Benchmarks by sync status',

@@ -1,7 +1,7 @@
 // The worker's view of its Docker engine. Engine health is the worker's, not the attempt's: when
 // an attempt reports the engine unavailable (or a routine probe fails), the worker stops taking
-// attempts (`onDown` pauses the attempt queue), probes the engine with backoff, and resumes when
-// it answers (`onUp`). Attempts whose execution overlapped an outage are re-run without using a
+// attempts (the attempt loop claims nothing while `available()` is false), probes the engine with
+// backoff, and resumes when it answers. Attempts whose execution overlapped an outage are re-run without using a
 // retry (queues/attempt.ts asks `outageSince`).
 import type { Logger } from 'pino';
 

@@ -1,4 +1,4 @@
-export { type DispatchResult, dispatchRun, enqueueAttempt } from './attempts/dispatch.ts';
+export { type DispatchResult, dispatchRun } from './attempts/dispatch.ts';
 export * from './attempts/executor.ts';
 export * from './attempts/lease.ts';
 export * from './attempts/lease-handback.ts';

@@ -2,8 +2,8 @@
 // from main.ts. close() is the graceful shutdown: stop taking jobs, let running attempts finish
 // for drainMs, abort and release the rest (another worker re-runs them), then disconnect.
 // The worker's sandbox scope is named from the deployment's id (table `deployment`), unless
-// OSMOSIS_SANDBOX_SCOPE says otherwise; its engine monitor pauses the attempt queue while the
-// Docker engine is unavailable (engine-monitor.ts).
+// OSMOSIS_SANDBOX_SCOPE says otherwise; while its engine monitor says the Docker engine is
+// unavailable, the attempt loop claims nothing (engine-monitor.ts, queues/attempt-module.ts).
 import path from 'node:path';
 import { createDb, type Db, deploymentId } from '@osmosis/db';
 import { createQueues, createRedis } from '@osmosis/queues';
@@ -39,7 +39,7 @@ export interface WorkerOptions {
   /** default: every module of queues/index.ts */
   modules?: readonly QueueModule[];
   /**
-   * Probes the Docker engine (the engine monitor pauses the attempt queue while it fails).
+   * Probes the Docker engine (no attempt is claimed while it fails).
    * Default: the engine's /_ping when the default (Docker) executor runs attempts, none with an
    * injected executor; null: no engine monitor.
    */
@@ -111,8 +111,6 @@ export async function startWorker(config: WorkerConfig, options: WorkerOptions =
   const shutdown = new AbortController();
   const deployment = await deploymentId(db);
   const scope = sandboxScope(config, deployment);
-  // the queues whose jobs need the engine: paused while it is down, resumed when it answers
-  const engineQueues: Worker[] = [];
   const probe =
     options.engineProbe === null
       ? null
@@ -123,13 +121,6 @@ export async function startWorker(config: WorkerConfig, options: WorkerOptions =
         logger,
         initialBackoffMs: 500,
         maxBackoffMs: config.engineProbeMaxMs,
-        onDown: async () => {
-          await Promise.all(engineQueues.map((w) => w.pause(true)));
-        },
-        onUp: () => {
-          if (shutdown.signal.aborted) return;
-          for (const w of engineQueues) w.resume();
-        },
       })
     : undefined;
   const ctx: WorkerContext = {
@@ -179,10 +170,6 @@ export async function startWorker(config: WorkerConfig, options: WorkerOptions =
         maxStalledCount: 5,
         autorun: true,
       });
-      if (module.needsEngine && engine) {
-        engineQueues.push(worker);
-        if (!engine.available()) await worker.pause(true);
-      }
       worker.on('error', (error) => logger.warn({ queue: module.queue, err: error.message }, 'queue error'));
       worker.on('failed', (job, error) =>
         logger.warn({ queue: module.queue, jobId: job?.id, err: error.message }, 'job failed'),

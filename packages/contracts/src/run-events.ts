@@ -27,6 +27,7 @@ export const AttemptLifecycleStep = z.enum([
   'attempt.finished',
   'attempt.cancelled',
   'attempt.discarded',
+  'attempt.lease_expired',
 ]);
 export type AttemptLifecycleStep = z.infer<typeof AttemptLifecycleStep>;
 

@@ -1,12 +1,6 @@
 // Producers of the platform's BullMQ queues, shared by the API (enqueue on submit/add) and the
 // worker (dispatcher, reconciler). Jobs carry ids only.
-import {
-  type AttemptJob,
-  type BenchmarkSyncJob,
-  type HealthJob,
-  QUEUE_NAMES,
-  type RunDispatchJob,
-} from '@osmosis/contracts';
+import { type BenchmarkSyncJob, type HealthJob, QUEUE_NAMES, type RunDispatchJob } from '@osmosis/contracts';
 import { Queue, type QueueOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 
@@ -22,7 +16,6 @@ export interface Queues {
   health: Queue<HealthJob>;
   benchmarkSync: Queue<BenchmarkSyncJob>;
   runDispatch: Queue<RunDispatchJob>;
-  attempt: Queue<AttemptJob>;
   connection: Redis;
   prefix: string;
   close(): Promise<void>;
@@ -38,7 +31,6 @@ export function createQueues(connection: Redis, prefix: string = DEFAULT_QUEUE_P
     health: new Queue<HealthJob>(QUEUE_NAMES.health, opts),
     benchmarkSync: new Queue<BenchmarkSyncJob>(QUEUE_NAMES.benchmarkSync, opts),
     runDispatch: new Queue<RunDispatchJob>(QUEUE_NAMES.runDispatch, opts),
-    attempt: new Queue<AttemptJob>(QUEUE_NAMES.attempt, opts),
   };
   return {
     ...queues,

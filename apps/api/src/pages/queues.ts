@@ -65,7 +65,7 @@ export function queuesPage(app: FastifyInstance) {
           : html`<p class="muted">No failed job is kept.</p>`
       }
 <h2>Workers' resources</h2>${workersTable(workers)}
-<p class="muted">Jobs carry ids only: Postgres says what is due, and the workers' reconciler re-enqueues it if Redis loses a job. A worker starts an attempt only when the task's cpus, memory and GPUs fit what it advertises minus what its running attempts reserve. An attempt's failure is in its run's log; a job's own error is in the worker's log. Metrics for the same figures: <code>GET /metrics</code> (docs/operations.md).</p>`,
+<p class="muted">Jobs carry ids only: Postgres says what is due, and the workers' reconciler re-enqueues it if Redis loses a job. Attempts have no queue: the dispatcher hands them out in Postgres and workers claim them from there (metrics <code>osmosis_attempts_waiting_for_worker</code>). A worker starts an attempt only when the task's cpus, memory and GPUs fit what it advertises minus what its running attempts reserve. An attempt's failure is in its run's log; a job's own error is in the worker's log. Metrics for the same figures: <code>GET /metrics</code> (docs/operations.md).</p>`,
     );
   };
 }

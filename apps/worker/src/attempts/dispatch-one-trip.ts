@@ -26,7 +26,7 @@ export interface OneTripPick {
   common: boolean;
   /** some of what is left fits no live worker: the caller follows with a full pass (the waiting reason) */
   short: boolean;
-  ids: { id: string; slot: number }[];
+  ids: string[];
   inFlight: number;
   nextDueAt: Date | null;
   status: string | null;
@@ -43,7 +43,6 @@ export async function pickInOneTrip(
     status: string | null;
     common: boolean;
     in_flight: number;
-    workspace_in_flight: number;
     take: number;
     ids: string[];
     unfit: boolean | null;
@@ -67,9 +66,13 @@ export async function pickInOneTrip(
         ELSE 0 END AS n
       FROM run, workspace
     ), picked AS (
-      ${handOutAttempts(run, Prisma.sql`(SELECT n FROM take)`)}
+      ${handOutAttempts(
+        run,
+        Prisma.sql`(SELECT n FROM take)`,
+        Prisma.sql`(SELECT run.in_flight + workspace.in_flight FROM run, workspace)`,
+      )}
     )
-    SELECT run.status, run.common, run.in_flight, coalesce(workspace.in_flight, 0) AS workspace_in_flight,
+    SELECT run.status, run.common, run.in_flight,
       coalesce(take.n, 0) AS take,
       ARRAY(SELECT p.id FROM picked p ORDER BY p.index, p.created_at, p.id) AS ids,
       -- fewer handed out than there was room for: is any left because it fits no live worker?
@@ -84,11 +87,7 @@ export async function pickInOneTrip(
   if (rows === null) return null;
   const row = rows[0];
   if (!row) return { common: false, short: false, ids: [], inFlight: 0, nextDueAt: null, status: null };
-  // the same slot numbers as pickForRun: slot in the run plus slot in the workspace
-  const ids = row.ids.map((id, i) => ({
-    id,
-    slot: row.in_flight + i + 1 + (row.workspace_in_flight + i + 1),
-  }));
+  const ids = row.ids;
   return {
     common: row.common,
     short: row.common && row.unfit === true,

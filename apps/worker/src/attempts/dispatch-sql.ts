@@ -13,20 +13,27 @@ export const RUN_NEEDS_ONLY_A_HAND_OUT = Prisma.sql`(r.status IN ('queued', 'run
 
 /**
  * SQL: marks up to `take` of the run's due attempts that fit some live worker as handed out, in
- * dispatch order; RETURNING id (text), index, created_at. dispatched_at is NULL in every candidate:
- * leading the order with it lets attempts_dispatch_pick_idx give the order, so LIMIT stops after
- * take rows instead of sorting the run's backlog.
+ * dispatch order, each with its place in line for the workers' claims (attempts/claim.ts):
+ * `slotBase` (the run's in-flight count plus its workspace's) + 2 for each attempt before it and
+ * itself, so a run or a workspace with little in flight is claimed first; RETURNING id (text),
+ * index, created_at. dispatched_at is NULL in every candidate: leading the order with it lets
+ * attempts_dispatch_pick_idx give the order, so LIMIT stops after take rows instead of sorting
+ * the run's backlog.
  */
-export function handOutAttempts(runId: Prisma.Sql, take: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`UPDATE attempts SET dispatched_at = now()
-    WHERE id IN (
-      SELECT a.id FROM attempts a JOIN tasks t ON t.id = a.task_id
-      WHERE a.run_id = ${runId} AND a.status = 'queued' AND a.dispatched_at IS NULL
-        AND (a.not_before IS NULL OR a.not_before <= now()) AND ${FITS_SOME_WORKER}
-      ORDER BY a.dispatched_at, a.index, a.created_at, a.id
-      LIMIT ${take}
-      FOR UPDATE OF a SKIP LOCKED)
-    RETURNING id::text AS id, index, created_at`;
+export function handOutAttempts(runId: Prisma.Sql, take: Prisma.Sql, slotBase: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`UPDATE attempts u SET dispatched_at = now(), dispatch_slot = p.slot
+    FROM (
+      SELECT c.id, least(${slotBase} + 2 * row_number() OVER (ORDER BY c.index, c.created_at, c.id), 2147483647)::int AS slot
+      FROM (
+        SELECT a.id, a.index, a.created_at FROM attempts a JOIN tasks t ON t.id = a.task_id
+        WHERE a.run_id = ${runId} AND a.status = 'queued' AND a.dispatched_at IS NULL
+          AND (a.not_before IS NULL OR a.not_before <= now()) AND ${FITS_SOME_WORKER}
+        ORDER BY a.dispatched_at, a.index, a.created_at, a.id
+        LIMIT ${take}
+        FOR UPDATE OF a SKIP LOCKED) c
+    ) p
+    WHERE u.id = p.id
+    RETURNING u.id::text AS id, u.index, u.created_at`;
 }
 
 /** SQL: the earliest not_before of the run's attempts held back by retry backoff (a scalar). */

@@ -4,13 +4,14 @@
 // in line; a pass that can hand something out, or must look at a budget, still takes it.
 // The pass in one round trip (dispatch-one-trip.ts): run and workspace limits hold against many
 // concurrent passes; a run that is not the common case is left to the full pass.
+
+import { attemptsReadyChannel } from '@osmosis/contracts';
 import { createQueues, createRedis, type Queues } from '@osmosis/queues';
-import { QueueEvents, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
 import { TEST_REDIS_URL, testQueuePrefix } from '../../../../test/helpers/redis.ts';
-import { seedRun } from '../testing/fixtures.ts';
+import { seedRun, waitFor } from '../testing/fixtures.ts';
 import { dispatchRun, runBeforePass } from './dispatch.ts';
 import { pickInOneTrip } from './dispatch-one-trip.ts';
 
@@ -138,15 +139,15 @@ describe('the idle check before a dispatcher pass', () => {
   });
 });
 
-describe('the pass in one round trip', () => {
-  const inFlightOf = async (where: { runId?: string; workspaceId?: string }) =>
-    tdb.db.attempt.count({
-      where: {
-        ...(where.runId ? { runId: where.runId } : { run: { workspaceId: where.workspaceId } }),
-        OR: [{ status: 'running' }, { status: 'queued', dispatchedAt: { not: null } }],
-      },
-    });
+const inFlightOf = async (where: { runId?: string; workspaceId?: string }) =>
+  tdb.db.attempt.count({
+    where: {
+      ...(where.runId ? { runId: where.runId } : { run: { workspaceId: where.workspaceId } }),
+      OR: [{ status: 'running' }, { status: 'queued', dispatchedAt: { not: null } }],
+    },
+  });
 
+describe('the pass in one round trip', () => {
   it("keeps every run's and the workspace's limit against many concurrent passes", async () => {
     const first = await seedRun(tdb.db, { tasks: 8, maxConcurrentAttempts: 4 });
     const runs = [
@@ -189,13 +190,13 @@ describe('the pass in one round trip', () => {
     await tdb.db.run.update({ where: { id: seeded.runId }, data: { status: 'running' } });
     const picked = await pickInOneTrip(tdb.db, seeded.runId, { workspaceMax: 3 });
     expect(picked).toMatchObject({ common: true, short: false, inFlight: 3, status: 'running' });
-    // slot in the run + slot in the workspace: 1+1, 2+2, 3+3
-    expect(picked?.ids.map((p) => p.slot)).toEqual([2, 4, 6]);
-    const indexes = await tdb.db.attempt.findMany({
-      where: { id: { in: picked?.ids.map((p) => p.id) ?? [] } },
-      select: { index: true, taskId: true },
+    // each attempt's place in line: slot in the run + slot in the workspace: 1+1, 2+2, 3+3
+    const handed = await tdb.db.attempt.findMany({
+      where: { id: { in: picked?.ids ?? [] } },
+      select: { index: true, dispatchSlot: true },
+      orderBy: { index: 'asc' },
     });
-    expect(indexes).toHaveLength(3);
+    expect(handed.map((a) => a.dispatchSlot)).toEqual([2, 4, 6]);
   });
 
   it('leaves a pending run, a budget and a waiting reason to the full pass', async () => {
@@ -245,52 +246,62 @@ describe('the pass in one round trip', () => {
   });
 });
 
-describe('the jobs of a pass', () => {
-  it('puts each handed-out attempt on the queue once, its slot as priority; a finished leftover job is replaced, one on its way kept', async () => {
-    const seeded = await seedRun(tdb.db, { tasks: 4, maxConcurrentAttempts: 4 });
-    await tdb.db.run.update({ where: { id: seeded.runId }, data: { status: 'running' } });
-    const [onItsWay, leftover] = await tdb.db.attempt.findMany({
+describe('the hand-out of a pass', () => {
+  it("writes each attempt's place in line as the full pass numbers it, and announces the hand-out", async () => {
+    const seeded = await seedRun(tdb.db, { tasks: 6, maxConcurrentAttempts: 4 });
+    // one attempt of the run already in flight, and one of another run of its workspace
+    const other = await seedRun(tdb.db, {
+      tasks: 1,
+      maxConcurrentAttempts: 1,
+      workspaceId: seeded.workspaceId,
+    });
+    await tdb.db.attempt.updateMany({ where: { runId: other.runId }, data: { status: 'running' } });
+    const first = await tdb.db.attempt.findFirstOrThrow({
       where: { runId: seeded.runId },
       orderBy: { index: 'asc' },
-      take: 2,
     });
-    const data = (id: string) => ({ attemptId: id, runId: seeded.runId });
-    // a job already waiting under one attempt's id (priority 99), and a completed one under another's
-    await queues.attempt.add('attempt', data(onItsWay!.id), { jobId: onItsWay!.id, priority: 99 });
-    await queues.attempt.add('attempt', data(leftover!.id), { jobId: leftover!.id, removeOnComplete: false });
-    const events = new QueueEvents(queues.attempt.name, {
-      connection: redis.duplicate(),
-      prefix: queues.prefix,
-    });
-    const worker = new Worker(queues.attempt.name, async (job) => (job.id === leftover!.id ? 'old' : null), {
-      connection: redis.duplicate(),
-      prefix: queues.prefix,
-      autorun: false,
-    });
-    await events.waitUntilReady();
-    const completed = new Promise<void>((resolve) =>
-      events.on('completed', ({ jobId }) => jobId === leftover!.id && resolve()),
-    );
-    // process the leftover only: take one job at a time until it is done
-    await queues.attempt.remove(onItsWay!.id); // out of the worker's way for now
-    void worker.run();
-    await completed;
-    await worker.close();
-    await events.close();
-    await queues.attempt.add('attempt', data(onItsWay!.id), { jobId: onItsWay!.id, priority: 99 });
-    expect(await (await queues.attempt.getJob(leftover!.id))?.getState()).toBe('completed');
+    await tdb.db.attempt.update({ where: { id: first.id }, data: { status: 'running' } });
+    const listener = redis.duplicate();
+    const heard: string[] = [];
+    listener.on('message', (_channel: string, message: string) => heard.push(message));
+    await listener.subscribe(attemptsReadyChannel(queues.prefix));
+    try {
+      const result = await dispatchRun(tdb.db, queues, seeded.runId);
+      expect(result.dispatched).toHaveLength(3);
+      const handed = await tdb.db.attempt.findMany({
+        where: { id: { in: result.dispatched } },
+        select: { dispatchSlot: true },
+        orderBy: { index: 'asc' },
+      });
+      // run in flight 1, workspace in flight 2: (1+1)+(2+1), (1+2)+(2+2), (1+3)+(2+3)
+      expect(handed.map((a) => a.dispatchSlot)).toEqual([5, 7, 9]);
+      await waitFor(async () => heard.length > 0, 5_000, 20);
+      expect(heard).toEqual(['3']);
+      // a pass that hands out nothing announces nothing
+      expect((await dispatchRun(tdb.db, queues, seeded.runId)).dispatched).toHaveLength(0);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(heard).toEqual(['3']);
+    } finally {
+      listener.disconnect();
+    }
+  });
 
-    const result = await dispatchRun(tdb.db, queues, seeded.runId);
-    expect(result.dispatched).toHaveLength(4);
-    const jobs = await Promise.all(result.dispatched.map((id) => queues.attempt.getJob(id)));
-    expect(jobs.every((job) => job !== undefined)).toBe(true);
-    const kept = await queues.attempt.getJob(onItsWay!.id);
-    expect(kept?.opts.priority).toBe(99);
-    const replaced = await queues.attempt.getJob(leftover!.id);
-    expect(await replaced?.getState()).toBe('prioritized');
-    expect(replaced?.returnvalue).toBeFalsy();
-    // the others carry their slots: slot in the run plus slot in the workspace (2, 4, 6, 8)
-    const priorities = jobs.filter((j) => j?.id !== onItsWay!.id).map((j) => j?.opts.priority);
-    expect(priorities.every((p) => typeof p === 'number' && [2, 4, 6, 8].includes(p))).toBe(true);
+  it('hands out even when Redis cannot take the announcement (workers find the attempts by looking)', async () => {
+    const seeded = await seedRun(tdb.db, { tasks: 2, maxConcurrentAttempts: 2 });
+    const broken = createRedis('redis://127.0.0.1:1');
+    broken.on('error', () => undefined);
+    const unreachable = createQueues(broken, queues.prefix);
+    try {
+      const result = await Promise.race([
+        dispatchRun(tdb.db, unreachable, seeded.runId),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('the pass waited for Redis')), 20_000),
+        ),
+      ]);
+      expect(result.dispatched).toHaveLength(2);
+      expect(await inFlightOf({ runId: seeded.runId })).toBe(2);
+    } finally {
+      broken.disconnect();
+    }
   });
 });

@@ -1,15 +1,16 @@
 // The dispatcher: tops a run up to exactly max_concurrent_attempts attempts in flight.
 //
 // In flight = attempts of the run that are `running`, or `queued` with `dispatched_at` set (handed
-// to the attempt queue, not started yet). Both are Postgres state, counted under a row lock on
-// the run, so any number of concurrent dispatchers (every worker process runs them) never
-// overshoot. Jobs are enqueued after the commit; if that fails (Redis down or flushed), the
-// reconciler finds the dispatched-but-missing attempts and enqueues them again.
+// out to the workers, not started yet). Both are Postgres state, counted under a row lock on the
+// run, so any number of concurrent dispatchers (every worker process runs them) never overshoot.
+// Workers claim handed-out attempts from Postgres (claim.ts); after the commit the pass announces
+// them on Redis (announcePicked) so idle workers claim at once. A lost announcement costs only
+// time: idle workers also look every second.
 //
-// Fairness: attempt jobs get a BullMQ priority from their slot number within their run (1 = the
-// run's first in-flight attempt) plus their slot within their workspace. Lower numbers go first,
-// so every run's first slot is served before any run's second slot: a later small run is not
-// starved by a big one.
+// Fairness: a handed-out attempt's place in line (dispatch_slot) is its slot number within its run
+// (1 = the run's first in-flight attempt) plus its slot within its workspace. Workers claim the
+// lowest first, so every run's first slot is served before any run's second slot: a later small
+// run is not starved by a big one.
 //
 // One round trip (dispatch-one-trip.ts): dispatchRun sends a common run's pass as one message
 // (its locks are never held across the client's round trips) and runs pickForRun below for the
@@ -17,14 +18,13 @@
 //
 // Resources and workspaces (issue 18): only attempts some live worker can hold are handed out
 // (placement.ts; the others wait with a reason on the run), and a workspace's attempts in flight
-// across all its runs stay within its limit (the workspace row is locked after the run's). Job
-// priority = slot in the run + slot in the workspace, so a workspace with a backlog does not keep
-// another's first attempts waiting either.
-import type { RunStatusName } from '@osmosis/contracts';
+// across all its runs stay within its limit (the workspace row is locked after the run's). The
+// place in line = slot in the run + slot in the workspace, so a workspace with a backlog does not
+// keep another's first attempts waiting either.
+import { attemptsReadyChannel, type RunStatusName } from '@osmosis/contracts';
 import { DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS } from '@osmosis/core';
 import { appendRunEvent, backlogLow, type Db, Prisma, queryRows, runInFlightCount } from '@osmosis/db';
 import type { Queues } from '@osmosis/queues';
-import type { JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { enforceBudget } from './budget.ts';
 import { pickInOneTrip } from './dispatch-one-trip.ts';
@@ -38,7 +38,7 @@ import {
 } from './placement.ts';
 
 export interface DispatchResult {
-  /** attempts handed to the queue by this call */
+  /** attempts handed out by this call */
   dispatched: string[];
   /** in flight after this call */
   inFlight: number;
@@ -47,14 +47,11 @@ export interface DispatchResult {
   runStatus: string | null;
 }
 
-/** BullMQ priorities run from 1 (highest) to 2^21. */
-const MAX_PRIORITY = 2_097_152;
-
 const DEFAULT_LIMITS: DispatchLimits = { workspaceMax: DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS };
 
-/** What the dispatcher decided for a run, in its transaction: the attempts to enqueue once it commits. */
+/** What the dispatcher decided for a run, in its transaction: the attempts to announce once it commits. */
 export interface Picked {
-  ids: { id: string; slot: number }[];
+  ids: string[];
   inFlight: number;
   nextDueAt: Date | null;
   status: string | null;
@@ -82,7 +79,7 @@ export async function pickForRun(
     SELECT status::text AS status, max_concurrent_attempts, workspace_id::text AS workspace_id, waiting_reason
     FROM runs WHERE id = ${runId}::uuid FOR NO KEY UPDATE`;
   const run = runs[0];
-  if (!run) return { ids: [] as { id: string; slot: number }[], inFlight: 0, nextDueAt: null, status: null };
+  if (!run) return { ids: [], inFlight: 0, nextDueAt: null, status: null };
   if (!ACTIVE_RUN_STATUSES.includes(run.status))
     return { ids: [], inFlight: 0, nextDueAt: null, status: run.status };
   if (run.status === 'pending') {
@@ -103,15 +100,15 @@ export async function pickForRun(
       ${nextDueAt(Prisma.sql`${runId}::uuid`)} AS next_due`;
   const inFlight = counts[0]?.in_flight ?? 0;
   let take = run.max_concurrent_attempts - inFlight;
-  let ids: { id: string; slot: number }[] = [];
+  let ids: string[] = [];
   if (take > 0) {
     const workspace = await workspaceShare(tx, run.workspace_id, limits);
     take = Math.min(take, workspace.limit - workspace.inFlight);
     if (take > 0) {
       const rows = await tx.$queryRaw<
         { id: string }[]
-      >`${handOutAttempts(Prisma.sql`${runId}::uuid`, Prisma.sql`${take}`)}`;
-      ids = rows.map((r, i) => ({ id: r.id, slot: inFlight + i + 1 + (workspace.inFlight + i + 1) }));
+      >`${handOutAttempts(Prisma.sql`${runId}::uuid`, Prisma.sql`${take}`, Prisma.sql`${inFlight + workspace.inFlight}`)}`;
+      ids = rows.map((r) => r.id);
     }
   }
   // some attempts fit no live worker: say so on the run (and clear it once they fit again)
@@ -126,14 +123,25 @@ export async function pickForRun(
   };
 }
 
-/** Enqueues what pickForRun handed out (after its transaction committed) and a wake-up for a retry in backoff. */
-export async function enqueuePicked(
+/**
+ * Wakes idle workers for what a pass handed out (Redis pub/sub: they claim it from Postgres,
+ * claim.ts), once its transaction committed, and queues a wake-up for a retry in backoff.
+ */
+export async function announcePicked(
   queues: Queues,
   runId: string,
   picked: Picked,
   logger?: Logger,
 ): Promise<void> {
-  await enqueueAttempts(queues, runId, picked.ids);
+  // not awaited: with Redis away the publish waits for it to come back, and the pass must not
+  if (picked.ids.length > 0) {
+    announceHandedOut(queues, picked.ids.length).catch((error: Error) => {
+      logger?.warn(
+        { runId, err: error.message },
+        'could not announce handed-out attempts (workers look anyway)',
+      );
+    });
+  }
   if (picked.nextDueAt) {
     // a retry in backoff: wake this run's dispatcher when it becomes due
     const delay = Math.max(0, picked.nextDueAt.getTime() - Date.now()) + 50;
@@ -207,18 +215,18 @@ export async function dispatchRun(
   const quick = before?.common ? await pickInOneTrip(db, runId, limits) : null;
   let handedOut: string[] = [];
   if (quick?.common) {
-    await enqueuePicked(queues, runId, quick, logger);
+    await announcePicked(queues, runId, quick, logger);
     if (!quick.short) return resultOf(quick, []);
-    handedOut = quick.ids.map((p) => p.id);
+    handedOut = quick.ids;
   }
   const picked = await db.$transaction((tx) => pickForRun(tx, runId, limits));
-  await enqueuePicked(queues, runId, picked, logger);
+  await announcePicked(queues, runId, picked, logger);
   return resultOf(picked, handedOut);
 }
 
 function resultOf(picked: Picked, handedOutBefore: string[]): DispatchResult {
   return {
-    dispatched: [...handedOutBefore, ...picked.ids.map((p) => p.id)],
+    dispatched: [...handedOutBefore, ...picked.ids],
     inFlight: picked.inFlight,
     nextDueAt: picked.nextDueAt,
     runStatus: picked.status,
@@ -243,62 +251,10 @@ export async function runsToDispatch(db: Db): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-/** An attempt job's options: its id is the attempt's, its priority its slot (dispatch.ts header). */
-function attemptJobOptions(attemptId: string, slot: number, delayMs = 0): JobsOptions {
-  return {
-    jobId: attemptId,
-    priority: Math.min(Math.max(1, slot), MAX_PRIORITY),
-    removeOnComplete: true,
-    removeOnFail: true,
-    attempts: 1,
-    ...(delayMs > 0 ? { delay: delayMs } : {}),
-  };
-}
-
 /**
- * Whether the attempt's job id is free to be added: no job under it, or a finished or failed one
- * (removed here; it should not be there: attempt jobs are removed when done), so a retry or a
- * re-run after a crash is never swallowed by BullMQ's job-id deduplication. A job waiting,
- * delayed, prioritized or active is already on its way.
+ * Tells idle workers that attempts were handed out (the message: how many). Workers that missed
+ * it find them on their next look (attempts/claim.ts), so a Redis blip delays, never loses, work.
  */
-async function jobIdFree(queues: Queues, attemptId: string): Promise<boolean> {
-  const existing = await queues.attempt.getJob(attemptId);
-  if (!existing) return true;
-  const state = await existing.getState();
-  if (state !== 'completed' && state !== 'failed') return false;
-  await existing.remove().catch(() => undefined);
-  return true;
-}
-
-/** Puts an attempt job on the queue (job id = attempt id), unless one is already on its way. */
-export async function enqueueAttempt(
-  queues: Queues,
-  attemptId: string,
-  runId: string,
-  slot = 1,
-  delayMs = 0,
-): Promise<void> {
-  if (!(await jobIdFree(queues, attemptId))) return;
-  await queues.attempt.add('attempt', { attemptId, runId }, attemptJobOptions(attemptId, slot, delayMs));
-}
-
-/**
- * enqueueAttempt for a pass's attempts at once: the checks go out together and the adds as one
- * addBulk (one MULTI), instead of two round trips per attempt one after another.
- */
-export async function enqueueAttempts(
-  queues: Queues,
-  runId: string,
-  attempts: readonly { id: string; slot: number }[],
-): Promise<void> {
-  if (attempts.length === 0) return;
-  const free = await Promise.all(attempts.map(({ id }) => jobIdFree(queues, id)));
-  const jobs = attempts
-    .filter((_, i) => free[i])
-    .map(({ id, slot }) => ({
-      name: 'attempt',
-      data: { attemptId: id, runId },
-      opts: attemptJobOptions(id, slot),
-    }));
-  if (jobs.length > 0) await queues.attempt.addBulk(jobs);
+export async function announceHandedOut(queues: Queues, count: number): Promise<void> {
+  await queues.connection.publish(attemptsReadyChannel(queues.prefix), String(count));
 }

@@ -48,12 +48,12 @@ export function startedEvent(
 
 /**
  * The INSERT of startedEvent's first-start event for the attempt started by `from` (a statement's
- * CTE returning run_id, try and token), so a fast start is one statement (fast-lease.ts). Its row is
- * startedEvent's to the letter: fast-lease.test.ts compares the events of both paths.
+ * CTE returning id, run_id, try and token), so a claim's start is one statement (claim.ts). Its row
+ * is startedEvent's to the letter: claim.test.ts compares the events of both paths.
  */
-export function startedEventInsert(from: Prisma.Sql, attemptId: string, workerId: string): Prisma.Sql {
+export function startedEventInsert(from: Prisma.Sql, workerId: string): Prisma.Sql {
   return Prisma.sql`INSERT INTO run_events (run_id, attempt_id, "timestamp", level, step, message, details)
-    SELECT s.run_id, ${attemptId}::uuid, LOCALTIMESTAMP, 'info', 'attempt.started',
+    SELECT s.run_id, s.id, LOCALTIMESTAMP, 'info', 'attempt.started',
       'attempt started on ' || ${workerId}::text || ' (try ' || s.try || ')',
       jsonb_build_object('worker', ${workerId}::text, 'try', s.try, 'lease_token', s.token)
     FROM ${from} s`;

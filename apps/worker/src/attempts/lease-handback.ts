@@ -1,6 +1,7 @@
 // Executions whose result does not count as a try: handed back because the Docker engine was
 // unavailable (requeueAttempt), or discarded because the lease was lost (recordDiscardedExecution).
-// Both keep the model usage the execution spent in the attempt's `history`.
+// Both keep the model usage the execution spent in the attempt's `history`. And executions whose
+// worker stopped renewing their lease, put back in line by the reconciler (requeueExpiredLease).
 import type { RunStatusName } from '@osmosis/contracts';
 import { acceptsAttempts } from '@osmosis/core';
 import { appendRunEvent, appendRunEvents, type Db, type Prisma } from '@osmosis/db';
@@ -9,10 +10,44 @@ import { type FinalizeOptions, lockRunOfAttempt } from './lease.ts';
 import { executionEvents, usageOf } from './lease-events.ts';
 import { cancelAttemptTx, completeRunIfDone } from './run-completion.ts';
 
+/**
+ * Puts a running attempt whose lease expired (its worker died, or lost the database for longer
+ * than a lease) back in line for the workers' claims, still handed out, so it keeps its place in
+ * the run's and the workspace's limits. Its next start counts another try (as a re-run always
+ * did) and takes a new token, so a result of the old holder, if it ever comes, is stale. False
+ * when it is no longer running under an expired lease. The caller (the reconciler) trusts an
+ * expiry only once the database has been back for a lease period (db-health.ts).
+ */
+export async function requeueExpiredLease(db: Db, attemptId: string): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    // the run's row first, like every writer (the event insert takes a key-share lock on it)
+    if (!(await lockRunOfAttempt(tx, attemptId))) return false;
+    const rows = await tx.$queryRaw<{ run_id: string; holder: string | null }[]>`
+      UPDATE attempts a SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
+        reserved_cpus = NULL, reserved_memory_mb = NULL, reserved_gpu_ids = ARRAY[]::text[],
+        dispatched_at = coalesce(a.dispatched_at, now())
+      FROM (SELECT id, lease_owner FROM attempts WHERE id = ${attemptId}::uuid FOR UPDATE) held
+      WHERE a.id = held.id AND a.status = 'running'
+        AND (a.lease_expires_at IS NULL OR a.lease_expires_at <= now())
+      RETURNING a.run_id::text AS run_id, held.lease_owner AS holder`;
+    const row = rows[0];
+    if (!row) return false;
+    await appendRunEvent(tx, {
+      runId: row.run_id,
+      attemptId,
+      level: 'warn',
+      step: 'attempt.lease_expired',
+      message: `the lease of ${row.holder ?? 'its worker'} expired (its worker stopped renewing it); the attempt will run again`,
+      details: { worker: row.holder },
+    });
+    return true;
+  });
+}
+
 export type RequeueResult = 'requeued' | 'limit' | 'cancelled' | 'stale';
 
 /**
- * The engine was unavailable: hands the attempt back to the queue without using a retry (it stays
+ * The engine was unavailable: puts the attempt back in line without using a retry (it stays
  * dispatched, so any worker whose engine answers takes it at once). The execution is kept in
  * `history` as `requeued` with the usage it spent. After `limit` such hand-backs the caller
  * writes the result as an ordinary error instead (`limit`): an engine that keeps failing on one

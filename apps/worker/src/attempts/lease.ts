@@ -113,8 +113,8 @@ async function acquireUnder(
     return { kind: 'skipped', reason: `run is ${row.run_status}` };
   }
   if (row.status === 'queued' && !row.dispatched) {
-    // a job the dispatcher did not hand out (e.g. left over from an earlier try): running it
-    // would bypass max_concurrent_attempts and the retry backoff
+    // an attempt the dispatcher did not hand out (a claim never offers one; a caller with a stale
+    // id might): running it would bypass max_concurrent_attempts and the retry backoff
     return { kind: 'skipped', reason: 'not dispatched' };
   }
   if (row.status === 'running' && !row.lease_expired) {
@@ -264,7 +264,7 @@ export async function releaseLease(
 export interface FinalizeOptions extends LeaseHolder {
   retryBackoffMs: number;
   startedAt: Date;
-  /** refill the freed slot in the same transaction (the caller enqueues `next` once it returns) */
+  /** refill the freed slot in the same transaction (the caller announces `next` once it returns) */
   dispatch?: DispatchLimits;
 }
 

@@ -3,7 +3,7 @@
 // and again when the sandbox is made). The worker that takes an attempt reserves them in the
 // transaction that takes the lease: the reservation is the attempt row itself (reserved_* columns)
 // while it is `running` under that worker's lease_owner, so it ends with the lease — finish,
-// requeue, release, or another worker taking over an expired lease — and nothing can leak.
+// requeue, release, or the reconciler putting an expired lease back in line — and nothing can leak.
 //
 // Atomicity: a transaction-scoped advisory lock per worker serialises that worker's reservations
 // (its slots acquire concurrently), so the sum it reads is the sum it writes against. Postgres is
@@ -30,10 +30,15 @@ export interface AttemptNeeds {
  */
 const TASK_ENVIRONMENT = Prisma.sql`coalesce(t.config->'config'->'environment', t.config->'environment')`;
 
-/** A numeric field of the task's parsed [environment] (0 when absent: nothing to reserve). */
+/**
+ * A numeric field of the task's parsed [environment] (0 when absent: nothing to reserve), read as
+ * numeric and held to [0, 1e9] before it becomes a float8 or an int: benchmark sync caps what a
+ * task asks for, but a number past float8's or int's range reaching a claim would fail every
+ * worker's claims (they scan every handed-out attempt), not just this task's.
+ */
 function envNumber(field: 'cpus' | 'memory_mb' | 'gpus'): Prisma.Sql {
   return Prisma.sql`(CASE WHEN jsonb_typeof(${TASK_ENVIRONMENT}->${field}) = 'number'
-    THEN greatest((${TASK_ENVIRONMENT}->>${field})::float8, 0) ELSE 0 END)`;
+    THEN least(greatest((${TASK_ENVIRONMENT}->>${field})::numeric, 0), 1000000000)::float8 ELSE 0 END)`;
 }
 
 /** The needs of attempt `a`'s task `t`, as SQL (one definition for the dispatcher and the lease). */

@@ -1,8 +1,8 @@
 // One worker's attempt starts, one at a time, and what its running attempts hold. Only this worker
 // reserves resources on itself, so while its starts are serial, its own ledger is the free capacity
-// a fast start checks against (fast-lease.ts) without reading or locking anything in Postgres; the
+// a claim checks against (claim.ts) without reading or locking anything in Postgres; the
 // full start (lease.ts reserveOnWorker) still sums the reservations Postgres holds.
-import type { FreeCapacity } from './fast-lease.ts';
+import type { FreeCapacity } from './claim.ts';
 import type { AttemptNeeds, WorkerCapacity } from './reservation.ts';
 
 export interface StartLedger {

@@ -1,26 +1,23 @@
-// The attempt queue's module: one BullMQ job per handed-out attempt, run by the attempt processor
-// (attempt.ts) on this worker; a job that ends without a written result hands its attempt on
-// (onCompleted) and a freed slot not refilled by its result's write wakes the run's dispatcher.
-import { AttemptJob, QUEUE_NAMES, runStopChannel } from '@osmosis/contracts';
+// The attempt module: a loop that claims handed-out attempts from Postgres while this worker has a
+// free slot (attempts/claim.ts) and runs each with the attempt processor (attempt.ts). It sleeps
+// while nothing fits and wakes when a dispatcher pass announces a hand-out (attemptsReadyChannel),
+// when one of its own executions ends, or after IDLE_LOOK_MS at the latest, so a lost announcement
+// only delays a start. While the Docker engine is down it claims nothing (engine-monitor.ts).
+// An execution whose result did not refill its slot wakes its run's dispatcher.
+import { attemptsReadyChannel, runStopChannel } from '@osmosis/contracts';
 import { enqueueRunDispatch } from '@osmosis/queues';
-import { dispatchRun, enqueueAttempt } from '../attempts/dispatch.ts';
+import { dispatchRun } from '../attempts/dispatch.ts';
 import { dispatchLimitsOf } from '../capacity-config.ts';
-import { createAttemptProcessor, errorMessage } from './attempt.ts';
+import { type Claimed, createAttemptProcessor, errorMessage } from './attempt.ts';
 import type { QueueModule } from './types.ts';
+import { createWakeSignal } from './wake-signal.ts';
 
-/** How long an attempt that did not fit a worker waits before it is offered again. */
-const BUSY_RETRY_MS = 250;
-
-/** The job ended without running the attempt (skipped, did not fit, or deferred for the engine). */
-function isHandedOver(
-  outcome: unknown,
-): outcome is { busy: string } | { skipped: string } | { deferred: string } {
-  return (
-    typeof outcome === 'object' &&
-    outcome !== null &&
-    ('busy' in outcome || 'skipped' in outcome || 'deferred' in outcome)
-  );
-}
+/** How long an idle worker sleeps before it looks for attempts again without an announcement. */
+export const IDLE_LOOK_MS = 1_000;
+/** How long a claimed attempt acquireLease passed on (it did not fit here) is left to others. */
+const PASSED_ON_MS = 1_000;
+/** The longest pause between claims while the database fails them. */
+const MAX_CLAIM_BACKOFF_MS = 5_000;
 
 function isRefilled(outcome: unknown): boolean {
   return (
@@ -28,81 +25,107 @@ function isRefilled(outcome: unknown): boolean {
   );
 }
 
-function isWritten(outcome: unknown): boolean {
-  return (
-    typeof outcome === 'object' && outcome !== null && (outcome as { kind?: unknown }).kind === 'written'
-  );
-}
-
 export const attemptModule: QueueModule = {
   name: 'attempt',
-  queue: QUEUE_NAMES.attempt,
-  concurrency: (config) => config.concurrency,
-  lockDurationMs: (config) => config.leaseMs,
-  needsEngine: true,
   create(ctx) {
+    const { config, logger } = ctx;
     const processor = createAttemptProcessor(ctx);
-    // the API announces stopped runs on a channel: abort their sandboxes without waiting for the
-    // next heartbeat (which would notice too)
+    const wake = createWakeSignal();
+    const stopChannel = runStopChannel(config.queuePrefix);
+    const readyChannel = attemptsReadyChannel(config.queuePrefix);
+    // the API announces stopped runs (abort their sandboxes without waiting for the next
+    // heartbeat, which would notice too) and dispatcher passes announce hand-outs
     const subscriber = ctx.redis.duplicate();
-    subscriber.on('error', (error) => ctx.logger.warn({ err: error.message }, 'stop channel error'));
-    subscriber.on('message', (_channel, runId: string) => {
-      const n = processor.abortRun(runId);
-      if (n) ctx.logger.info({ runId, aborted: n }, 'run stopped: aborting its attempts');
+    subscriber.on('error', (error) => logger.warn({ err: error.message }, 'announcement channel error'));
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel === readyChannel) {
+        wake.notify();
+        return;
+      }
+      const n = processor.abortRun(message);
+      if (n) logger.info({ runId: message, aborted: n }, 'run stopped: aborting its attempts');
     });
+    let stopping = false;
+    let loop: Promise<void> | undefined;
+    const finishing = new Set<Promise<void>>();
+
+    /** After an execution: its slot is free; its run's dispatcher refills it unless the result did. */
+    async function afterExecution(claimed: Extract<Claimed, { kind: 'started' }>): Promise<void> {
+      let outcome: unknown;
+      try {
+        outcome = await claimed.done;
+      } catch (error) {
+        logger.warn({ attemptId: claimed.attemptId, err: errorMessage(error) }, 'attempt execution failed');
+      }
+      wake.notify();
+      // no pass is needed when a written result refilled its slot in its own transaction
+      // (finalizeAttempt), or is a fast result (its run still has a handed-out backlog, or it asked
+      // for the run's batched top-up pass); else fill the freed slot at once, in-process
+      if (isRefilled(outcome)) return;
+      await dispatchRun(ctx.db, ctx.queues, claimed.runId, logger, dispatchLimitsOf(config)).catch(
+        async (error) => {
+          logger.warn({ runId: claimed.runId, err: errorMessage(error) }, 'dispatch after attempt failed');
+          await enqueueRunDispatch(ctx.queues, claimed.runId).catch(() => undefined);
+        },
+      );
+    }
+
+    async function claimLoop(): Promise<void> {
+      // attempts acquireLease passed on, left to other workers until the time given
+      const passedOn = new Map<string, number>();
+      let backoff = 250;
+      let failing = false;
+      while (!stopping && !ctx.shutdown.aborted) {
+        // cleared before each look: a wake-up from now on makes the next wait return at once,
+        // and one from before cannot make every wait return at once (a loop that never yields)
+        wake.clear();
+        if (processor.inFlight.size >= config.concurrency || ctx.engine?.available() === false) {
+          await wake.wait(IDLE_LOOK_MS);
+          continue;
+        }
+        const now = Date.now();
+        for (const [id, until] of passedOn) if (until <= now) passedOn.delete(id);
+        let claimed: Claimed;
+        try {
+          claimed = await processor.claimNext([...passedOn.keys()]);
+          backoff = 250;
+          if (failing) logger.info('claiming attempts again');
+          failing = false;
+        } catch (error) {
+          // a database blip (or anything else) never ends the loop: it pauses and tries again
+          const database = ctx.database.failed(error);
+          if (!failing) {
+            logger.warn({ err: errorMessage(error), database }, 'could not claim an attempt; retrying');
+          }
+          failing = true;
+          await wake.wait(backoff);
+          backoff = Math.min(backoff * 2, MAX_CLAIM_BACKOFF_MS);
+          continue;
+        }
+        if (claimed === null) {
+          await wake.wait(IDLE_LOOK_MS);
+        } else if (claimed.kind === 'passed') {
+          passedOn.set(claimed.attemptId, Date.now() + PASSED_ON_MS);
+        } else {
+          const after = afterExecution(claimed).finally(() => finishing.delete(after));
+          finishing.add(after);
+        }
+      }
+    }
+
     return {
       async start() {
-        await subscriber.subscribe(runStopChannel(ctx.config.queuePrefix)).catch((error: Error) => {
-          ctx.logger.warn({ err: error.message }, 'could not subscribe to stop announcements');
+        await subscriber.subscribe(stopChannel, readyChannel).catch((error: Error) => {
+          logger.warn({ err: error.message }, 'could not subscribe to announcements (claims poll instead)');
         });
-      },
-      async process(job) {
-        const { attemptId, runId } = AttemptJob.parse(job.data);
-        let ran = true;
-        try {
-          const outcome = await processor.execute(attemptId, runId);
-          // no pass is needed when a written result refilled its slot in its own transaction
-          // (finalizeAttempt), or is a fast result (its run still has a handed-out backlog, or it
-          // asked for the run's batched top-up pass)
-          ran = !isHandedOver(outcome) && !isRefilled(outcome);
-          return outcome;
-        } finally {
-          // fill the freed slot at once (in-process: no queue round trip): the one dispatcher
-          // wake-up per finished attempt; a queued wake-up only when this one failed
-          if (ran) {
-            await dispatchRun(ctx.db, ctx.queues, runId, ctx.logger, dispatchLimitsOf(ctx.config)).catch(
-              async (error) => {
-                ctx.logger.warn({ runId, err: errorMessage(error) }, 'dispatch after attempt failed');
-                await enqueueRunDispatch(ctx.queues, runId).catch(() => undefined);
-              },
-            );
-          }
-        }
-      },
-      async onCompleted(job) {
-        // This job id is free again: if the attempt was handed back to the queue while its job was
-        // still active (a retry with no backoff, a release), enqueue it now.
-        const { attemptId, runId } = AttemptJob.parse(job.data);
-        // a written result is final (a retry is `retry`, not `written`): nothing can be handed back
-        if (isWritten(job.returnvalue)) return;
-        const attempt = await ctx.db.attempt.findUnique({
-          where: { id: attemptId },
-          select: { status: true, dispatchedAt: true },
-        });
-        if (attempt?.status === 'queued' && attempt.dispatchedAt) {
-          // a worker it did not fit hands it on after a pause, so it does not spin on that worker
-          const busy = isHandedOver(job.returnvalue) && 'busy' in job.returnvalue;
-          await enqueueAttempt(
-            ctx.queues,
-            attemptId,
-            runId,
-            job.opts.priority ?? 1,
-            busy ? BUSY_RETRY_MS : 0,
-          );
-        }
+        if (!ctx.shutdown.aborted) loop = claimLoop();
       },
       async close() {
-        await processor.drain(ctx.config.drainMs);
+        stopping = true;
+        wake.notify();
+        await loop;
+        await processor.drain(config.drainMs);
+        await Promise.all([...finishing]);
         subscriber.disconnect();
       },
     };

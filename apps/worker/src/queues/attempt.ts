@@ -1,15 +1,15 @@
-// The attempt processor: executes one attempt under a lease. Acquire (fencing token = ++lease_token) →
-// heartbeat (extends the lease, aborts when the run is stopped or the lease is lost) → executor →
-// write the result (one transaction, only if the lease is still ours) → wake the run's dispatcher.
-// The start and the result take the fast path (attempts/fast-lease.ts) when they are the common
-// case, else lease.ts; this worker's starts are serial against its own ledger (start-ledger.ts).
-// The BullMQ wiring is attempt-module.ts.
+// The attempt processor: claims an attempt and executes it under a lease. Claim (fencing token =
+// ++lease_token) → heartbeat (extends the lease, aborts when the run is stopped or the lease is
+// lost) → executor → write the result (one transaction, only if the lease is still ours) → wake the
+// run's dispatcher. The claim starts the common case itself (attempts/claim.ts) and the result
+// takes the fast path (attempts/fast-lease.ts) when it is the common case, else lease.ts; this
+// worker's claims are serial against its own ledger (start-ledger.ts). The loop that claims while
+// slots are free is attempt-module.ts.
 //
 // Faults (docs/security.md "Faults"):
 // - the Docker engine unavailable (the executor says `engine_unavailable`, or the worker saw the
 //   engine down while the attempt ran): the attempt goes back to the queue without using a retry
-//   and the worker stops taking attempts until its engine answers (engine-monitor.ts); while the
-//   engine is known down, a job is handed back before its lease is taken;
+//   and the worker stops claiming attempts until its engine answers (engine-monitor.ts);
 // - the database unavailable when the result is ready: the result is kept in memory and its write
 //   retried, while the heartbeat keeps extending the lease, until it is written or the lease is
 //   truly lost (then the execution's usage is recorded and another worker re-runs the attempt);
@@ -20,10 +20,11 @@
 //   released so another worker re-runs them at once.
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch, enqueueRunRefill } from '@osmosis/queues';
-import { enqueuePicked, type Picked } from '../attempts/dispatch.ts';
-import { loadExecutionRow } from '../attempts/execution-row.ts';
+import { claimAttempt } from '../attempts/claim.ts';
+import { announcePicked, type Picked } from '../attempts/dispatch.ts';
+import { type ExecutionRow, loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
-import { type FastResult, fastAcquire, fastFinalize } from '../attempts/fast-lease.ts';
+import { type FastResult, fastFinalize } from '../attempts/fast-lease.ts';
 import { type AcquireResult, acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
 import { recordDiscardedExecution, requeueAttempt } from '../attempts/lease-handback.ts';
 import { createLeaseRenewer } from '../attempts/lease-renewal.ts';
@@ -50,6 +51,17 @@ interface InFlight {
   /** the try's events as logged, for its phase metrics (PhaseEvents keeps the newest) */
   events: PhaseEvents;
 }
+
+type Acquired = Extract<AcquireResult, { kind: 'acquired' }>;
+
+/** What a claim came to (claimNext). */
+export type Claimed =
+  /** an execution started; `done` settles with its outcome once its result is written or handed back */
+  | { kind: 'started'; attemptId: string; runId: string; done: Promise<unknown> }
+  /** acquireLease said the claimed attempt is not for this worker now */
+  | { kind: 'passed'; attemptId: string; runId: string; reason: string }
+  /** no handed-out attempt that fits waits */
+  | null;
 
 export class AttemptAborted extends Error {
   readonly reason: AbortReason;
@@ -92,31 +104,47 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     entry.controller.abort(new AttemptAborted(reason));
   }
 
-  async function execute(attemptId: string, runId: string): Promise<unknown> {
-    // the engine is known down: hand the job back before taking the lease (it stays dispatched;
-    // onCompleted re-enqueues it for a worker whose engine answers)
-    if (ctx.engine && !ctx.engine.available()) {
-      await new Promise((r) => setTimeout(r, 1000)); // no hot loop while the queue's pause takes effect
-      return { deferred: 'the Docker engine is unavailable' };
-    }
-    // the fast start also reads the execution's rows, in its own statement (`execution`)
-    const { lease, execution } = await ledger.serial(async () => {
-      const fast = await fastAcquire(db, attemptId, holder, ledger.free());
-      const taken: AcquireResult = fast
-        ? { kind: 'acquired', token: fast.token, tryNumber: fast.tryNumber, needs: fast.needs, gpuIds: [] }
-        : await acquireLease(db, attemptId, holder);
-      if (taken.kind === 'acquired') ledger.hold(attemptId, taken.needs);
-      return { lease: taken, execution: fast?.execution };
+  /**
+   * Claims the next attempt that fits what this worker has free and starts executing it: the
+   * execution's outcome is `done`. `passed`: acquireLease said the claimed attempt is not for this
+   * worker now (the caller skips it for a while); null: none waits.
+   */
+  async function claimNext(skip: readonly string[]): Promise<Claimed> {
+    const room = { gpus: holder.capacity ? holder.capacity.gpuIds.length : Number.POSITIVE_INFINITY };
+    const taken = await ledger.serial(async () => {
+      const claim = await claimAttempt(db, holder, { ...ledger.free(), ...room }, skip);
+      if (!claim) return null;
+      if (claim.kind === 'started') {
+        const { start } = claim;
+        ledger.hold(claim.attemptId, start.needs);
+        const lease: Acquired = {
+          kind: 'acquired',
+          token: start.token,
+          tryNumber: start.tryNumber,
+          needs: start.needs,
+          gpuIds: [],
+        };
+        return { attemptId: claim.attemptId, runId: start.runId, lease, execution: start.execution };
+      }
+      const lease = await acquireLease(db, claim.attemptId, holder);
+      if (lease.kind === 'acquired') ledger.hold(claim.attemptId, lease.needs);
+      return { attemptId: claim.attemptId, runId: claim.runId, lease, execution: undefined };
     });
-    if (lease.kind === 'skipped') {
-      logger.debug({ attemptId, reason: lease.reason }, 'attempt job skipped');
-      return { skipped: lease.reason };
+    if (!taken) return null;
+    const { attemptId, runId, lease, execution } = taken;
+    if (lease.kind !== 'acquired') {
+      logger.debug({ attemptId, reason: lease.reason }, 'claimed attempt passed on');
+      return { kind: 'passed', attemptId, runId, reason: lease.reason };
     }
-    if (lease.kind === 'busy') {
-      // left for another worker (onCompleted puts the job back after a short delay)
-      logger.debug({ attemptId, reason: lease.reason }, 'attempt does not fit this worker now');
-      return { busy: lease.reason };
-    }
+    return { kind: 'started', attemptId, runId, done: execute(attemptId, runId, lease, execution) };
+  }
+
+  async function execute(
+    attemptId: string,
+    runId: string,
+    lease: Acquired,
+    execution: ExecutionRow | undefined,
+  ): Promise<unknown> {
     const startedAt = new Date();
     let release!: () => void;
     const entry: InFlight = {
@@ -239,10 +267,10 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     }
   }
 
-  /** Enqueues what finalizeAttempt picked; on a Redis failure the run's dispatcher is asked again (the reconciler is the last resort). */
-  async function enqueueRefill(runId: string, next: Picked): Promise<void> {
-    await enqueuePicked(ctx.queues, runId, next, logger).catch(async (error) => {
-      logger.warn({ runId, err: errorMessage(error) }, 'enqueue after attempt failed');
+  /** Announces what finalizeAttempt picked; on a Redis failure the run's dispatcher is asked again (the reconciler is the last resort). */
+  async function announceRefill(runId: string, next: Picked): Promise<void> {
+    await announcePicked(ctx.queues, runId, next, logger).catch(async (error) => {
+      logger.warn({ runId, err: errorMessage(error) }, 'announcing the refill failed');
       await enqueueRunDispatch(ctx.queues, runId).catch(() => undefined);
     });
   }
@@ -323,8 +351,8 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         }
         const { next, ...outcome } = written;
         logger.info({ attemptId, ...outcome }, 'attempt result written');
-        // the freed slot was refilled in the result's transaction: hand its picks to the queue
-        if (next) await enqueueRefill(entry.runId, next);
+        // the freed slot was refilled in the result's transaction: announce its picks
+        if (next) await announceRefill(entry.runId, next);
         return { ...outcome, refilled: Boolean(next) };
       } catch (error) {
         if (!ctx.database.failed(error)) throw error;
@@ -435,7 +463,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
 
   return {
     inFlight,
-    execute,
+    claimNext,
     /** Aborts this process's running attempts of a stopped run (the API's stop announcement). */
     abortRun(runId: string): number {
       let n = 0;

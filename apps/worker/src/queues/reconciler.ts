@@ -2,19 +2,19 @@
 // so it survives Redis losing its data. Each pass:
 //   - runs the dispatcher for every active run that has room or waits (re-creates lost
 //     run-dispatch jobs and delayed retry wake-ups; a full run refills itself as slots free);
-//   - re-enqueues attempts Postgres says are due but Redis does not hold: dispatched-but-queued
-//     ones, and running ones whose lease expired (their worker died: its BullMQ job is either gone
-//     or still "active" with its lock expired, which is removed first); running attempts of a
-//     stopped run whose worker died are cancelled;
+//   - puts running attempts whose lease expired (their worker died) back in line for the workers'
+//     claims (attempts/claim.ts; handed-out attempts need nothing else: they are claimed from
+//     Postgres, whatever Redis lost); running attempts of a stopped run whose worker died are
+//     cancelled;
 //   - reaps sandboxes no live lease accounts for (reaper.ts says when that is certain).
-// So a dead worker's attempts are re-leased within OSMOSIS_LEASE_MS + OSMOSIS_RECONCILE_MS of its
+// So a dead worker's attempts are back in line within OSMOSIS_LEASE_MS + OSMOSIS_RECONCILE_MS of its
 // last heartbeat. After a database outage, expired leases and stale heartbeats are not trusted
 // until the database has answered for one lease period (db-health.ts): live holders renew first.
 // (The worker's own liveness row is written by the presence loop, queues/presence.ts.)
 // Every step is idempotent, so any number of workers may reconcile at once.
-import { attemptInFlight } from '@osmosis/db';
-import { dispatchRun, enqueueAttempt, runsToDispatch } from '../attempts/dispatch.ts';
+import { announceHandedOut, dispatchRun, runsToDispatch } from '../attempts/dispatch.ts';
 import { lockRunOfAttempt } from '../attempts/lease.ts';
+import { requeueExpiredLease } from '../attempts/lease-handback.ts';
 import { ACTIVE_RUN_STATUSES } from '../attempts/placement.ts';
 import { cancelAttemptTx, completeEndedRuns, completeRunIfDone } from '../attempts/run-completion.ts';
 import { dispatchLimitsOf } from '../capacity-config.ts';
@@ -64,37 +64,19 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
     report.runsDispatched++;
   }
 
-  const due = await db.$queryRaw<{ id: string; run_id: string; slot: number; running: boolean }[]>`
-    SELECT a.id::text AS id, a.run_id::text AS run_id, (a.status = 'running') AS running,
-      row_number() OVER (PARTITION BY a.run_id ORDER BY a.index, a.id)::int AS slot
-    FROM attempts a JOIN runs r ON r.id = a.run_id
-    WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
-      AND ${attemptInFlight('a')}
-      AND (a.status = 'queued' OR (${trustExpiry} AND (a.lease_expires_at IS NULL OR a.lease_expires_at <= now())))`;
-  // the queue's job ids in one read (not a lookup per attempt: thousands are dispatched and waiting)
-  const onTheirWay = new Set(
-    due.length
-      ? await queues.attempt.getRanges(['waiting', 'prioritized', 'delayed', 'active', 'paused'], 0, -1)
-      : [],
-  );
-  for (const row of due) {
-    if (!row.running && onTheirWay.has(row.id)) continue;
-    const before = await queues.attempt.getJob(row.id);
-    let state = before ? await before.getState() : 'missing';
-    if (before && state === 'active' && row.running) {
-      // the holder died holding its BullMQ job: once the job's lock has expired too, nobody
-      // works on it (BullMQ's own stalled check would take up to another lock period)
-      const locked = await ctx.redis.exists(`${queues.attempt.toKey(row.id)}:lock`);
-      if (!locked) {
-        await before.remove().catch(() => undefined);
-        state = 'missing';
-      }
-    }
-    if (state === 'missing' || state === 'completed' || state === 'failed' || state === 'unknown') {
-      await enqueueAttempt(queues, row.id, row.run_id, row.slot);
-      report.requeued++;
-    }
+  // running attempts whose lease expired (their worker died): back in line for the claims, and
+  // the idle workers told (they would find them within a second anyway)
+  const expired = trustExpiry
+    ? await db.$queryRaw<{ id: string }[]>`
+      SELECT a.id::text AS id FROM attempts a JOIN runs r ON r.id = a.run_id
+      WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[]) AND a.status = 'running'
+        AND (a.lease_expires_at IS NULL OR a.lease_expires_at <= now())`
+    : [];
+  for (const row of expired) {
+    if (await requeueExpiredLease(db, row.id)) report.requeued++;
   }
+  // not awaited: with Redis away the publish waits for it to come back, and the pass must not
+  if (report.requeued) announceHandedOut(queues, report.requeued).catch(() => undefined);
 
   // not while the engine is down (nothing to ask), and an engine error is not a database one
   if (ctx.reaper && trustExpiry && ctx.engine?.available() !== false) {

@@ -65,7 +65,5 @@ export interface QueueModule {
   concurrency?(config: WorkerConfig): number;
   /** BullMQ lock duration and stalled-check interval for this queue's jobs (default 30 s) */
   lockDurationMs?(config: WorkerConfig): number;
-  /** its jobs need the Docker engine: the worker pauses the queue while the engine is down */
-  needsEngine?: boolean;
   create(ctx: WorkerContext): QueueModuleInstance;
 }

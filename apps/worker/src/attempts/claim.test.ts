@@ -1,0 +1,207 @@
+// The claim (real Postgres): it starts the common case writing exactly what lease.ts writes, hands
+// every other case to acquireLease as a candidate, claims in line (the dispatcher's place, then
+// the hand-out time), never lets two workers take one attempt, and an expired lease goes back in
+// line for it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
+import { claimOnly, handedOutRun, ROOMY, writtenOf } from '../testing/claims.ts';
+import { type Claim, claimAttempt } from './claim.ts';
+import { loadExecutionRow } from './execution-row.ts';
+import { acquireLease } from './lease.ts';
+import { requeueExpiredLease } from './lease-handback.ts';
+
+let tdb: TestDatabase;
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+});
+afterAll(async () => {
+  await tdb?.drop();
+});
+
+const holder = { workerId: 'w-claim', leaseMs: 60_000, capacity: { cpus: 8, memoryMb: 8192, gpuIds: [] } };
+
+/** The handed-out attempts of runs other than `runId`, to skip: claims then see only this run. */
+async function otherRuns(runId: string): Promise<string[]> {
+  const rows = await tdb.db.attempt.findMany({
+    where: { status: 'queued', dispatchedAt: { not: null }, runId: { not: runId } },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
+}
+
+const taskOf = async (id: string) =>
+  (await tdb.db.attempt.findUniqueOrThrow({ where: { id }, select: { taskId: true } })).taskId;
+
+describe('claim', () => {
+  it('starts the common case with the rows and events acquireLease writes', async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 4, 'queued');
+    const [slow, fast] = attemptIds as [string, string];
+    // the run's first start is acquireLease's (it marks the run running)
+    expect(await claimOnly(tdb.db, slow, holder)).toEqual({ kind: 'candidate', attemptId: slow, runId });
+    expect(await acquireLease(tdb.db, slow, holder)).toMatchObject({ kind: 'acquired', tryNumber: 1 });
+    const claim = await claimOnly(tdb.db, fast, holder);
+    expect(claim).toEqual({
+      kind: 'started',
+      attemptId: fast,
+      start: {
+        runId,
+        token: 1,
+        tryNumber: 1,
+        needs: { cpus: 0, memoryMb: 0, gpus: 0 },
+        // the execution's rows, read by the claim's own statement: what loadExecutionRow reads
+        execution: await loadExecutionRow(tdb.db, fast),
+      },
+    });
+    const startedSlow = await writtenOf(tdb.db, slow);
+    const startedFast = await writtenOf(tdb.db, fast);
+    expect(startedFast).toEqual(startedSlow);
+    expect(startedFast.columns).toMatchObject({
+      status: 'running',
+      leaseOwner: holder.workerId,
+      tryCount: 1,
+    });
+  });
+
+  it('leaves to acquireLease what it must decide, and takes nothing that does not fit', async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 6);
+    const [notHandedOut, big, gpu, budgeted, stopped, fits] = attemptIds as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    await tdb.db.attempt.update({ where: { id: notHandedOut }, data: { dispatchedAt: null } });
+    expect(await claimOnly(tdb.db, notHandedOut, holder)).toBeNull();
+
+    await tdb.db.task.update({
+      where: { id: await taskOf(big) },
+      data: { config: { environment: { cpus: 2, memory_mb: 1024 } } },
+    });
+    expect(await claimOnly(tdb.db, big, holder, { ...ROOMY, cpus: 1.5 })).toBeNull();
+    expect(await claimOnly(tdb.db, big, holder, { ...ROOMY, memoryMb: 512 })).toBeNull();
+    expect(await claimOnly(tdb.db, big, holder, { cpus: 2, memoryMb: 1024, gpus: 0 })).toMatchObject({
+      kind: 'started',
+      start: { needs: { cpus: 2, memoryMb: 1024, gpus: 0 } },
+    });
+
+    await tdb.db.task.update({
+      where: { id: await taskOf(gpu) },
+      data: { config: { environment: { gpus: 1 } } },
+    });
+    // a worker with no GPU never takes it; one with a GPU leaves it to acquireLease (device ids)
+    expect(await claimOnly(tdb.db, gpu, holder)).toBeNull();
+    expect(await claimOnly(tdb.db, gpu, holder, { ...ROOMY, gpus: 1 })).toEqual({
+      kind: 'candidate',
+      attemptId: gpu,
+      runId,
+    });
+
+    await tdb.db.run.update({ where: { id: runId }, data: { maxCostUsd: 5 } });
+    expect(await claimOnly(tdb.db, budgeted, holder)).toMatchObject({ kind: 'candidate' });
+    await tdb.db.run.update({ where: { id: runId }, data: { maxCostUsd: null, status: 'stopped' } });
+    expect(await claimOnly(tdb.db, stopped, holder)).toMatchObject({ kind: 'candidate' });
+    await tdb.db.run.update({ where: { id: runId }, data: { status: 'running' } });
+    expect(await claimOnly(tdb.db, fits, holder)).toMatchObject({ kind: 'started', attemptId: fits });
+    // taken once: it is not in line any more
+    expect(await claimOnly(tdb.db, fits, holder)).toBeNull();
+    // nothing it left to acquireLease or did not take was changed
+    const untouched = [notHandedOut, gpu, budgeted, stopped];
+    const rows = await tdb.db.attempt.findMany({ where: { id: { in: untouched } } });
+    expect(rows.map((a) => a.status)).toEqual(['queued', 'queued', 'queued', 'queued']);
+    expect(rows.every((a) => a.leaseToken === 0 && a.leaseOwner === null)).toBe(true);
+    expect(await tdb.db.runEvent.count({ where: { attemptId: { in: untouched } } })).toBe(0);
+  });
+
+  it('is not stopped by a task asking for numbers past any range: it skips that attempt', async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 3);
+    const [huge, negative, fine] = attemptIds as [string, string, string];
+    // written by hand (sync caps what a task asks for): past float8's range, and below zero
+    await tdb.db
+      .$executeRaw`UPDATE tasks SET config = '{"environment": {"memory_mb": 1e400, "cpus": 1e400, "gpus": 1e400}}'::jsonb
+      WHERE id = ${await taskOf(huge)}::uuid`;
+    await tdb.db.$executeRaw`UPDATE tasks SET config = '{"environment": {"memory_mb": -5, "cpus": -1}}'::jsonb
+      WHERE id = ${await taskOf(negative)}::uuid`;
+    const skip = await otherRuns(runId);
+    const claimed = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const claim = await claimAttempt(tdb.db, holder, { ...ROOMY, gpus: 4 }, skip);
+      if (claim) claimed.add(claim.attemptId);
+    }
+    expect([...claimed].sort()).toEqual([negative, fine].sort());
+    const row = await tdb.db.attempt.findUniqueOrThrow({ where: { id: negative } });
+    expect(row).toMatchObject({ reservedCpus: 0, reservedMemoryMb: 0 });
+    expect((await tdb.db.attempt.findUniqueOrThrow({ where: { id: huge } })).status).toBe('queued');
+  });
+
+  it('claims in line: the lowest place first, then the earliest hand-out, and skips what it is told', async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 4);
+    const [a, b, c, d] = attemptIds as [string, string, string, string];
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+    await tdb.db.attempt.update({ where: { id: a }, data: { dispatchSlot: 9, dispatchedAt: at(1) } });
+    await tdb.db.attempt.update({ where: { id: b }, data: { dispatchSlot: 4, dispatchedAt: at(3) } });
+    await tdb.db.attempt.update({ where: { id: c }, data: { dispatchSlot: 4, dispatchedAt: at(2) } });
+    await tdb.db.attempt.update({ where: { id: d }, data: { dispatchSlot: 2, dispatchedAt: at(4) } });
+    const skip = await otherRuns(runId);
+    const order: (string | undefined)[] = [];
+    for (let i = 0; i < 2; i++) order.push((await claimAttempt(tdb.db, holder, ROOMY, skip))?.attemptId);
+    expect(order).toEqual([d, c]);
+    // told to skip the next in line (b), it takes the one after
+    expect((await claimAttempt(tdb.db, holder, ROOMY, [...skip, b]))?.attemptId).toBe(a);
+    expect((await claimAttempt(tdb.db, holder, ROOMY, [...skip, b]))?.attemptId).toBeUndefined();
+    expect((await claimAttempt(tdb.db, holder, ROOMY, skip))?.attemptId).toBe(b);
+  });
+
+  it('never lets two workers take one attempt: 8 claiming at once over 60 attempts', async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 60);
+    const skip = await otherRuns(runId);
+    const taken = new Map<string, string[]>();
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, w) => {
+        const worker = { workerId: `w-race-${w}`, leaseMs: 60_000 };
+        for (;;) {
+          const claim: Claim | null = await claimAttempt(tdb.db, worker, ROOMY, skip);
+          if (!claim) return;
+          taken.set(claim.attemptId, [...(taken.get(claim.attemptId) ?? []), worker.workerId]);
+        }
+      }),
+    );
+    expect([...taken.keys()].sort()).toEqual([...attemptIds].sort());
+    expect([...taken.values()].every((holders) => holders.length === 1)).toBe(true);
+    // more than one worker took some (they ran side by side, not one after another)
+    expect(new Set([...taken.values()].flat()).size).toBeGreaterThan(1);
+    const rows = await tdb.db.attempt.findMany({ where: { runId } });
+    expect(rows.every((r) => r.status === 'running' && r.leaseToken === 1 && r.tryCount === 1)).toBe(true);
+    expect(rows.every((r) => r.leaseOwner === taken.get(r.id)?.[0])).toBe(true);
+    expect(await tdb.db.runEvent.count({ where: { runId, step: 'attempt.started' } })).toBe(60);
+  });
+
+  it('puts an expired lease back in line; the next claim re-runs it with a new token', async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 2);
+    const [expired, live] = attemptIds as [string, string];
+    const dead = { workerId: 'w-dead', leaseMs: 60_000 };
+    expect(await claimOnly(tdb.db, expired, dead)).toMatchObject({ kind: 'started' });
+    expect(await claimOnly(tdb.db, live, dead)).toMatchObject({ kind: 'started' });
+    await tdb.db.attempt.update({
+      where: { id: expired },
+      data: { leaseExpiresAt: new Date(Date.now() - 1) },
+    });
+    expect(await requeueExpiredLease(tdb.db, live)).toBe(false); // its lease has not expired
+    expect(await requeueExpiredLease(tdb.db, expired)).toBe(true);
+    expect(await requeueExpiredLease(tdb.db, expired)).toBe(false); // once
+    const back = await tdb.db.attempt.findUniqueOrThrow({ where: { id: expired } });
+    expect(back).toMatchObject({ status: 'queued', leaseOwner: null, reservedCpus: null, tryCount: 1 });
+    expect(back.dispatchedAt).not.toBeNull();
+    const event = await tdb.db.runEvent.findFirstOrThrow({
+      where: { attemptId: expired, step: 'attempt.lease_expired' },
+    });
+    expect(event.message).toContain('the lease of w-dead expired');
+
+    const claim = await claimAttempt(tdb.db, holder, ROOMY, await otherRuns(runId));
+    expect(claim).toMatchObject({ kind: 'started', attemptId: expired, start: { token: 2, tryNumber: 2 } });
+    // the dead holder's result, if it ever came, is stale: its token is not the attempt's
+    const row = await tdb.db.attempt.findUniqueOrThrow({ where: { id: expired } });
+    expect(row).toMatchObject({ leaseOwner: holder.workerId, leaseToken: 2, status: 'running' });
+  });
+});

@@ -1,0 +1,127 @@
+// A worker's claim of its next attempt: one statement (one round trip, its own transaction) on the
+// generic-plan connections (queryGeneric, @osmosis/db). Workers pull handed-out attempts from
+// Postgres instead of taking a BullMQ job each (dispatch at scale, issue 18): the dispatcher still
+// decides what is handed out and writes each attempt's place in line (dispatch_slot, dispatch.ts);
+// a worker with a free slot takes the first one in line that fits what it has free, FOR UPDATE
+// SKIP LOCKED, so two workers never take the same one and neither waits for the other.
+//
+// The common case starts in the same statement (the fast start): an attempt of a run already
+// `running` with no budget, needing no GPU. It fits the free capacity the caller passes (the
+// worker's own ledger: only this worker reserves on itself, one start at a time, start-ledger.ts).
+// Anything else — a run's first start, a budget, a GPU — comes back as a `candidate`, and the
+// caller runs acquireLease (lease.ts, the whole truth), which may also say it is not for this
+// worker (the caller then skips it for a while).
+//
+// The statement does not lock the run's row, only the attempt's. Shared row locks on one hot row
+// cost every start a new multixact and queued it behind each dispatcher pass (bench/
+// dispatch-scale.ts: 30 ms a result at 100 x 8). Without it: a stop that commits first has
+// cancelled the queued attempt (the claim does not see it) or made the run `stopped` (a candidate:
+// acquireLease cancels it); a stop that commits after is a stop of a running attempt, aborted at
+// the worker's next heartbeat, as any. A dispatcher counts a handed-out attempt as in flight
+// before and after its start.
+import { type Db, Prisma, queryGeneric } from '@osmosis/db';
+import { type ExecutionRow, executionRowSelect } from './execution-row.ts';
+import { startedEventInsert } from './lease-events.ts';
+import type { AttemptNeeds } from './reservation.ts';
+import { NEED_CPUS, NEED_GPUS, NEED_MEMORY_MB } from './reservation.ts';
+
+export interface FastStart {
+  runId: string;
+  token: number;
+  tryNumber: number;
+  needs: AttemptNeeds;
+  /** what the execution needs of the attempt's rows, read by the same statement */
+  execution: ExecutionRow;
+}
+
+/** What is free on the worker now (Infinity: it advertises no capacity). */
+export interface FreeCapacity {
+  cpus: number;
+  memoryMb: number;
+}
+
+/** What the claim asks for: the free capacity, and how many GPUs the worker has at all. */
+export interface ClaimRoom extends FreeCapacity {
+  gpus: number;
+}
+
+export type Claim =
+  /** the common case, started by the claim itself */
+  | { kind: 'started'; attemptId: string; start: FastStart }
+  /** handed out and fitting, but not the common case: acquireLease decides */
+  | { kind: 'candidate'; attemptId: string; runId: string };
+
+/** A number Postgres takes for "no limit" (Infinity is not a float8 parameter pg sends). */
+const UNLIMITED = 1e15;
+
+/**
+ * Claims the first handed-out attempt in line that fits `room` and is not in `skip` (attempts
+ * acquireLease said are not for this worker now); null when none waits.
+ */
+export async function claimAttempt(
+  db: Db,
+  holder: { workerId: string; leaseMs: number },
+  room: ClaimRoom,
+  skip: readonly string[] = [],
+): Promise<Claim | null> {
+  const rows = await queryGeneric<
+    {
+      id: string;
+      run_id: string;
+      common: boolean;
+      token: number | null;
+      try: number | null;
+      cpus: number | null;
+      memory_mb: number | null;
+    } & ExecutionRow
+  >(
+    db,
+    Prisma.sql`
+    WITH pick AS (
+      SELECT a2.id, a2.run_id, ${NEED_CPUS}::float8 AS cpus, ${NEED_MEMORY_MB} AS memory_mb,
+        (r.status = 'running' AND r.max_cost_usd IS NULL AND ${NEED_GPUS} = 0) AS common
+      FROM attempts a2 JOIN runs r ON r.id = a2.run_id JOIN tasks t ON t.id = a2.task_id
+      WHERE a2.status = 'queued' AND a2.dispatched_at IS NOT NULL
+        AND a2.id <> ALL(${[...skip]}::uuid[])
+        AND ${NEED_CPUS} <= ${Math.min(room.cpus, UNLIMITED)}::float8 + 1e-9
+        AND ${NEED_MEMORY_MB} <= ${Math.min(room.memoryMb, UNLIMITED)}::float8
+        AND ${NEED_GPUS} <= ${Math.min(room.gpus, UNLIMITED)}::float8
+      ORDER BY a2.dispatch_slot, a2.dispatched_at
+      LIMIT 1
+      FOR UPDATE OF a2 SKIP LOCKED
+    ), started AS (
+      UPDATE attempts a SET status = 'running', lease_owner = ${holder.workerId},
+        lease_token = a.lease_token + 1, try_count = a.try_count + 1,
+        lease_expires_at = now() + make_interval(secs => ${holder.leaseMs / 1000}),
+        started_at = now(), waiting_reason = NULL,
+        reserved_cpus = n.cpus, reserved_memory_mb = n.memory_mb, reserved_gpu_ids = ARRAY[]::text[]
+      FROM pick n
+      WHERE a.id = n.id AND n.common
+      RETURNING a.id, a.run_id, a.lease_token AS token, a.try_count AS try, a.reserved_cpus AS cpus,
+        a.reserved_memory_mb AS memory_mb, a.index, a.agent_id, a.task_id
+    ), event AS (
+      ${startedEventInsert(Prisma.sql`started`, holder.workerId)}
+    ), execution AS (
+      ${executionRowSelect(Prisma.sql`started a`)}
+    )
+    SELECT p.id::text AS id, p.run_id::text AS run_id, (s.id IS NOT NULL) AS common, s.token, s.try,
+      s.cpus, s.memory_mb, e.index, e.run, e.agent, e.task
+    FROM pick p LEFT JOIN started s ON TRUE LEFT JOIN execution e ON TRUE`,
+  );
+  const row = rows[0];
+  if (!row) return null;
+  if (!row.common || row.token === null || row.try === null) {
+    return { kind: 'candidate', attemptId: row.id, runId: row.run_id };
+  }
+  return {
+    kind: 'started',
+    attemptId: row.id,
+    start: {
+      runId: row.run_id,
+      token: row.token,
+      tryNumber: row.try,
+      needs: { cpus: row.cpus ?? 0, memoryMb: row.memory_mb ?? 0, gpus: 0 },
+      execution: { index: row.index, run: row.run, agent: row.agent, task: row.task },
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// Test helpers for claims in a database shared with other runs: a run whose attempts are all
+// handed out, a claim that can take only one given attempt, and what an attempt's rows hold.
+import type { Db } from '@osmosis/db';
+import { type Claim, type ClaimRoom, claimAttempt } from '../attempts/claim.ts';
+import { seedRun } from './fixtures.ts';
+
+export const ROOMY: ClaimRoom = { cpus: 8, memoryMb: 8192, gpus: 0 };
+
+/** A seeded run (`running` unless said) with every attempt handed out. */
+export async function handedOutRun(db: Db, tasks: number, status: 'queued' | 'running' = 'running') {
+  const run = await seedRun(db, { tasks, maxConcurrentAttempts: tasks, status: 'queued' });
+  if (status === 'running') await db.run.update({ where: { id: run.runId }, data: { status } });
+  await db.attempt.updateMany({ where: { runId: run.runId }, data: { dispatchedAt: new Date() } });
+  return run;
+}
+
+/** claimAttempt with every other handed-out attempt skipped: it takes this one or nothing. */
+export async function claimOnly(
+  db: Db,
+  attemptId: string,
+  holder: { workerId: string; leaseMs: number },
+  room: ClaimRoom = ROOMY,
+): Promise<Claim | null> {
+  const others = await db.attempt.findMany({
+    where: { status: 'queued', dispatchedAt: { not: null }, id: { not: attemptId } },
+    select: { id: true },
+  });
+  return claimAttempt(
+    db,
+    holder,
+    room,
+    others.map((o) => o.id),
+  );
+}
+
+/** What an attempt row and its events and artifacts hold, without ids and times. */
+export async function writtenOf(db: Db, attemptId: string) {
+  const row = await db.attempt.findUniqueOrThrow({ where: { id: attemptId } });
+  const events = await db.runEvent.findMany({ where: { attemptId }, orderBy: { id: 'asc' } });
+  const artifacts = await db.artifact.findMany({ where: { attemptId }, orderBy: { path: 'asc' } });
+  const {
+    id: _id,
+    taskId: _task,
+    index: _index,
+    createdAt: _c,
+    startedAt,
+    finishedAt,
+    dispatchedAt: _d,
+    leaseExpiresAt,
+    taskDigest: _digest,
+    ...columns
+  } = row;
+  return {
+    columns,
+    started: startedAt !== null,
+    leased: leaseExpiresAt !== null,
+    finished: finishedAt !== null,
+    events: events.map((e) => ({ level: e.level, step: e.step, message: e.message, details: e.details })),
+    artifacts: artifacts.map((a) => ({ path: a.path, size: a.size, storageKey: a.storageKey })),
+  };
+}
