@@ -1,4 +1,5 @@
-// The claim (real Postgres): it starts the common case writing exactly what lease.ts writes, hands
+// The claim (real Postgres): it starts the common case writing exactly what lease.ts writes (a
+// run's first start marks the run running, once, without waiting on the run's row), hands
 // every other case to acquireLease as a candidate, claims in line (the dispatcher's place, then
 // the hand-out time), never lets two workers take one attempt, and an expired lease goes back in
 // line for it.
@@ -33,12 +34,9 @@ const taskOf = async (id: string) =>
   (await tdb.db.attempt.findUniqueOrThrow({ where: { id }, select: { taskId: true } })).taskId;
 
 describe('claim', () => {
-  it('starts the common case with the rows and events acquireLease writes', async () => {
+  it('starts the common case with the rows and events acquireLease writes, a first start marking the run running', async () => {
     const { runId, attemptIds } = await handedOutRun(tdb.db, 4, 'queued');
-    const [slow, fast] = attemptIds as [string, string];
-    // the run's first start is acquireLease's (it marks the run running)
-    expect(await claimOnly(tdb.db, slow, holder)).toEqual({ kind: 'candidate', attemptId: slow, runId });
-    expect(await acquireLease(tdb.db, slow, holder)).toMatchObject({ kind: 'acquired', tryNumber: 1 });
+    const [fast, slow] = attemptIds as [string, string];
     const claim = await claimOnly(tdb.db, fast, holder);
     expect(claim).toEqual({
       kind: 'started',
@@ -52,6 +50,13 @@ describe('claim', () => {
         execution: await loadExecutionRow(tdb.db, fast),
       },
     });
+    // the run's first start: the run is running, said once
+    const run = await tdb.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect(run.status).toBe('running');
+    expect(run.startedAt).toBeInstanceOf(Date);
+    const running = await tdb.db.runEvent.findMany({ where: { runId, step: 'run.running' } });
+    expect(running.map((e) => e.message)).toEqual(['first attempt started']);
+    expect(await acquireLease(tdb.db, slow, holder)).toMatchObject({ kind: 'acquired', tryNumber: 1 });
     const startedSlow = await writtenOf(tdb.db, slow);
     const startedFast = await writtenOf(tdb.db, fast);
     expect(startedFast).toEqual(startedSlow);
@@ -60,6 +65,50 @@ describe('claim', () => {
       leaseOwner: holder.workerId,
       tryCount: 1,
     });
+    expect(await tdb.db.runEvent.count({ where: { runId, step: 'run.running' } })).toBe(1);
+  });
+
+  it('marks a run running once when many claims start its first attempts at once', async () => {
+    const { runId } = await handedOutRun(tdb.db, 24, 'queued');
+    const skip = await otherRuns(runId);
+    const claims = await Promise.all(
+      Array.from({ length: 12 }, (_, w) =>
+        claimAttempt(tdb.db, { workerId: `w-first-${w}`, leaseMs: 60_000 }, ROOMY, skip),
+      ),
+    );
+    expect(claims.every((c) => c?.kind === 'started')).toBe(true);
+    expect((await tdb.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('running');
+    expect(await tdb.db.runEvent.count({ where: { runId, step: 'run.running' } })).toBe(1);
+  });
+
+  it('starts the attempt but leaves the run queued while another transaction holds its row', async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 3, 'queued');
+    const [first, second] = attemptIds as [string, string];
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => {
+      locked = r;
+    });
+    // a dispatcher pass or a stop holding the run's row
+    const holderTx = tdb.db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM runs WHERE id = ${runId}::uuid FOR NO KEY UPDATE`;
+      locked();
+      await released;
+    });
+    await isLocked;
+    const started = Date.now();
+    expect(await claimOnly(tdb.db, first, holder)).toMatchObject({ kind: 'started', attemptId: first });
+    expect(Date.now() - started).toBeLessThan(5_000); // did not wait for the row
+    expect((await tdb.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('queued');
+    release();
+    await holderTx;
+    // the run's next start marks it
+    expect(await claimOnly(tdb.db, second, holder)).toMatchObject({ kind: 'started', attemptId: second });
+    expect((await tdb.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('running');
+    expect(await tdb.db.runEvent.count({ where: { runId, step: 'run.running' } })).toBe(1);
   });
 
   it('leaves to acquireLease what it must decide, and takes nothing that does not fit', async () => {
@@ -135,18 +184,21 @@ describe('claim', () => {
     expect((await tdb.db.attempt.findUniqueOrThrow({ where: { id: huge } })).status).toBe('queued');
   });
 
-  it('claims in line: the lowest place first, then the earliest hand-out, and skips what it is told', async () => {
-    const { runId, attemptIds } = await handedOutRun(tdb.db, 4);
-    const [a, b, c, d] = attemptIds as [string, string, string, string];
+  it('claims in line: the earliest place first, an unplaced one before all, and skips what it is told', async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 5);
+    const [a, b, c, d, unplaced] = attemptIds as [string, string, string, string, string];
     const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
-    await tdb.db.attempt.update({ where: { id: a }, data: { dispatchSlot: 9, dispatchedAt: at(1) } });
-    await tdb.db.attempt.update({ where: { id: b }, data: { dispatchSlot: 4, dispatchedAt: at(3) } });
-    await tdb.db.attempt.update({ where: { id: c }, data: { dispatchSlot: 4, dispatchedAt: at(2) } });
-    await tdb.db.attempt.update({ where: { id: d }, data: { dispatchSlot: 2, dispatchedAt: at(4) } });
+    // the order the dispatcher's numbers gave them, whatever their hand-out times
+    await tdb.db.attempt.update({ where: { id: a }, data: { inLineAt: at(9), dispatchedAt: at(1) } });
+    await tdb.db.attempt.update({ where: { id: b }, data: { inLineAt: at(6), dispatchedAt: at(3) } });
+    await tdb.db.attempt.update({ where: { id: c }, data: { inLineAt: at(5), dispatchedAt: at(2) } });
+    await tdb.db.attempt.update({ where: { id: d }, data: { inLineAt: at(4), dispatchedAt: at(4) } });
+    // handed out before places in line existed: it has waited longest
+    await tdb.db.attempt.update({ where: { id: unplaced }, data: { inLineAt: null } });
     const skip = await otherRuns(runId);
     const order: (string | undefined)[] = [];
-    for (let i = 0; i < 2; i++) order.push((await claimAttempt(tdb.db, holder, ROOMY, skip))?.attemptId);
-    expect(order).toEqual([d, c]);
+    for (let i = 0; i < 3; i++) order.push((await claimAttempt(tdb.db, holder, ROOMY, skip))?.attemptId);
+    expect(order).toEqual([unplaced, d, c]);
     // told to skip the next in line (b), it takes the one after
     expect((await claimAttempt(tdb.db, holder, ROOMY, [...skip, b]))?.attemptId).toBe(a);
     expect((await claimAttempt(tdb.db, holder, ROOMY, [...skip, b]))?.attemptId).toBeUndefined();

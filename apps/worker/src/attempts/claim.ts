@@ -1,16 +1,21 @@
 // A worker's claim of its next attempt: one statement (one round trip, its own transaction) on the
 // generic-plan connections (queryGeneric, @osmosis/db). Workers pull handed-out attempts from
 // Postgres instead of taking a BullMQ job each (dispatch at scale, issue 18): the dispatcher still
-// decides what is handed out and writes each attempt's place in line (dispatch_slot, dispatch.ts);
+// decides what is handed out and writes each attempt's place in line (in_line_at, dispatch-sql.ts);
 // a worker with a free slot takes the first one in line that fits what it has free, FOR UPDATE
 // SKIP LOCKED, so two workers never take the same one and neither waits for the other.
 //
-// The common case starts in the same statement (the fast start): an attempt of a run already
-// `running` with no budget, needing no GPU. It fits the free capacity the caller passes (the
+// The common case starts in the same statement (the fast start): an attempt of a `queued` or
+// `running` run with no budget, needing no GPU. It fits the free capacity the caller passes (the
 // worker's own ledger: only this worker reserves on itself, one start at a time, start-ledger.ts).
-// Anything else — a run's first start, a budget, a GPU — comes back as a `candidate`, and the
-// caller runs acquireLease (lease.ts, the whole truth), which may also say it is not for this
-// worker (the caller then skips it for a while).
+// A run's first start also marks the run `running` (with its `run.running` event), unless another
+// transaction holds the run's row right then (SKIP LOCKED: waiting there while holding the
+// attempt's row would invert the order every other writer takes them in); the run's next start
+// does it then. (Sent to acquireLease instead, every claim of a run's first batch queued behind
+// the run's row: half the claims at 100 x 8 once runs were served side by side.) Anything else —
+// a budget, a GPU, a run that no longer accepts work — comes back as a `candidate`, and the caller
+// runs acquireLease (lease.ts, the whole truth), which may also say it is not for this worker (the
+// caller then skips it for a while).
 //
 // The statement does not lock the run's row, only the attempt's. Shared row locks on one hot row
 // cost every start a new multixact and queued it behind each dispatcher pass (bench/
@@ -79,14 +84,14 @@ export async function claimAttempt(
     Prisma.sql`
     WITH pick AS (
       SELECT a2.id, a2.run_id, ${NEED_CPUS}::float8 AS cpus, ${NEED_MEMORY_MB} AS memory_mb,
-        (r.status = 'running' AND r.max_cost_usd IS NULL AND ${NEED_GPUS} = 0) AS common
+        (r.status IN ('queued', 'running') AND r.max_cost_usd IS NULL AND ${NEED_GPUS} = 0) AS common
       FROM attempts a2 JOIN runs r ON r.id = a2.run_id JOIN tasks t ON t.id = a2.task_id
       WHERE a2.status = 'queued' AND a2.dispatched_at IS NOT NULL
         AND a2.id <> ALL(${[...skip]}::uuid[])
         AND ${NEED_CPUS} <= ${Math.min(room.cpus, UNLIMITED)}::float8 + 1e-9
         AND ${NEED_MEMORY_MB} <= ${Math.min(room.memoryMb, UNLIMITED)}::float8
         AND ${NEED_GPUS} <= ${Math.min(room.gpus, UNLIMITED)}::float8
-      ORDER BY a2.dispatch_slot, a2.dispatched_at
+      ORDER BY a2.in_line_at NULLS FIRST
       LIMIT 1
       FOR UPDATE OF a2 SKIP LOCKED
     ), started AS (
@@ -101,6 +106,16 @@ export async function claimAttempt(
         a.reserved_memory_mb AS memory_mb, a.index, a.agent_id, a.task_id
     ), event AS (
       ${startedEventInsert(Prisma.sql`started`, holder.workerId)}
+    ), first_start AS (
+      UPDATE runs r SET status = 'running', started_at = now()
+      WHERE r.id IN (
+        SELECT q.id FROM runs q JOIN started s ON q.id = s.run_id WHERE q.status = 'queued'
+        FOR NO KEY UPDATE OF q SKIP LOCKED)
+        AND r.status = 'queued'
+      RETURNING r.id
+    ), run_event AS (
+      INSERT INTO run_events (run_id, "timestamp", level, step, message)
+      SELECT f.id, LOCALTIMESTAMP, 'info', 'run.running', 'first attempt started' FROM first_start f
     ), execution AS (
       ${executionRowSelect(Prisma.sql`started a`)}
     )

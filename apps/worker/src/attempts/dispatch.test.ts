@@ -14,6 +14,7 @@ import { TEST_REDIS_URL, testQueuePrefix } from '../../../../test/helpers/redis.
 import { seedRun, waitFor } from '../testing/fixtures.ts';
 import { dispatchRun, runBeforePass } from './dispatch.ts';
 import { pickInOneTrip } from './dispatch-one-trip.ts';
+import { LINE_MS_PER_SLOT } from './dispatch-sql.ts';
 
 let tdb: TestDatabase;
 let redis: Redis;
@@ -139,6 +140,16 @@ describe('the idle check before a dispatcher pass', () => {
   });
 });
 
+/** How far behind its hand-out each attempt's place in line is (ms), in the order of their index. */
+async function lineOffsets(ids: readonly string[]): Promise<number[]> {
+  const rows = await tdb.db.attempt.findMany({
+    where: { id: { in: [...ids] } },
+    select: { dispatchedAt: true, inLineAt: true },
+    orderBy: { index: 'asc' },
+  });
+  return rows.map((a) => (a.inLineAt?.getTime() ?? Number.NaN) - (a.dispatchedAt?.getTime() ?? Number.NaN));
+}
+
 const inFlightOf = async (where: { runId?: string; workspaceId?: string }) =>
   tdb.db.attempt.count({
     where: {
@@ -190,13 +201,9 @@ describe('the pass in one round trip', () => {
     await tdb.db.run.update({ where: { id: seeded.runId }, data: { status: 'running' } });
     const picked = await pickInOneTrip(tdb.db, seeded.runId, { workspaceMax: 3 });
     expect(picked).toMatchObject({ common: true, short: false, inFlight: 3, status: 'running' });
-    // each attempt's place in line: slot in the run + slot in the workspace: 1+1, 2+2, 3+3
-    const handed = await tdb.db.attempt.findMany({
-      where: { id: { in: picked?.ids ?? [] } },
-      select: { index: true, dispatchSlot: true },
-      orderBy: { index: 'asc' },
-    });
-    expect(handed.map((a) => a.dispatchSlot)).toEqual([2, 4, 6]);
+    // each attempt's place in line: LINE_MS_PER_SLOT behind its hand-out for each slot of its
+    // number, slot in the run + slot in the workspace: 1+1, 2+2, 3+3
+    expect(await lineOffsets(picked?.ids ?? [])).toEqual([2, 4, 6].map((n) => n * LINE_MS_PER_SLOT));
   });
 
   it('leaves a pending run, a budget and a waiting reason to the full pass', async () => {
@@ -268,13 +275,8 @@ describe('the hand-out of a pass', () => {
     try {
       const result = await dispatchRun(tdb.db, queues, seeded.runId);
       expect(result.dispatched).toHaveLength(3);
-      const handed = await tdb.db.attempt.findMany({
-        where: { id: { in: result.dispatched } },
-        select: { dispatchSlot: true },
-        orderBy: { index: 'asc' },
-      });
       // run in flight 1, workspace in flight 2: (1+1)+(2+1), (1+2)+(2+2), (1+3)+(2+3)
-      expect(handed.map((a) => a.dispatchSlot)).toEqual([5, 7, 9]);
+      expect(await lineOffsets(result.dispatched)).toEqual([5, 7, 9].map((n) => n * LINE_MS_PER_SLOT));
       await waitFor(async () => heard.length > 0, 5_000, 20);
       expect(heard).toEqual(['3']);
       // a pass that hands out nothing announces nothing
