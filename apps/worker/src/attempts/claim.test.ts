@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
 import { claimOnly, handedOutRun, ROOMY, writtenOf } from '../testing/claims.ts';
-import { type Claim, claimAttempt } from './claim.ts';
+import { type Claim, claimAttempt, markRunRunning } from './claim.ts';
 import { loadExecutionRow } from './execution-row.ts';
 import { acquireLease } from './lease.ts';
 import { requeueExpiredLease } from './lease-handback.ts';
@@ -48,6 +48,7 @@ describe('claim', () => {
         needs: { cpus: 0, memoryMb: 0, gpus: 0 },
         // the execution's rows, read by the claim's own statement: what loadExecutionRow reads
         execution: await loadExecutionRow(tdb.db, fast),
+        runLeftQueued: false,
       },
     });
     // the run's first start: the run is running, said once
@@ -81,7 +82,7 @@ describe('claim', () => {
     expect(await tdb.db.runEvent.count({ where: { runId, step: 'run.running' } })).toBe(1);
   });
 
-  it('starts the attempt but leaves the run queued while another transaction holds its row', async () => {
+  it('starts the attempt without waiting on a run row another transaction holds, and says so; the run is marked after', async () => {
     const { runId, attemptIds } = await handedOutRun(tdb.db, 3, 'queued');
     const [first, second] = attemptIds as [string, string];
     let release!: () => void;
@@ -100,14 +101,25 @@ describe('claim', () => {
     });
     await isLocked;
     const started = Date.now();
-    expect(await claimOnly(tdb.db, first, holder)).toMatchObject({ kind: 'started', attemptId: first });
+    expect(await claimOnly(tdb.db, first, holder)).toMatchObject({
+      kind: 'started',
+      attemptId: first,
+      start: { runLeftQueued: true },
+    });
     expect(Date.now() - started).toBeLessThan(5_000); // did not wait for the row
     expect((await tdb.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('queued');
+    // the caller marks it after, waiting for the row in a transaction of its own
+    const marking = markRunRunning(tdb.db, runId);
     release();
     await holderTx;
-    // the run's next start marks it
-    expect(await claimOnly(tdb.db, second, holder)).toMatchObject({ kind: 'started', attemptId: second });
+    expect(await marking).toBe(true);
     expect((await tdb.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('running');
+    // once: the next start finds it running, and a second mark changes nothing
+    expect(await claimOnly(tdb.db, second, holder)).toMatchObject({
+      kind: 'started',
+      start: { runLeftQueued: false },
+    });
+    expect(await markRunRunning(tdb.db, runId)).toBe(false);
     expect(await tdb.db.runEvent.count({ where: { runId, step: 'run.running' } })).toBe(1);
   });
 

@@ -10,8 +10,8 @@
 // worker's own ledger: only this worker reserves on itself, one start at a time, start-ledger.ts).
 // A run's first start also marks the run `running` (with its `run.running` event), unless another
 // transaction holds the run's row right then (SKIP LOCKED: waiting there while holding the
-// attempt's row would invert the order every other writer takes them in); the run's next start
-// does it then. (Sent to acquireLease instead, every claim of a run's first batch queued behind
+// attempt's row would invert the order every other writer takes them in); the claim then says so
+// (`runLeftQueued`) and the caller marks it after, in a transaction of its own (markRunRunning). (Sent to acquireLease instead, every claim of a run's first batch queued behind
 // the run's row: half the claims at 100 x 8 once runs were served side by side.) Anything else —
 // a budget, a GPU, a run that no longer accepts work — comes back as a `candidate`, and the caller
 // runs acquireLease (lease.ts, the whole truth), which may also say it is not for this worker (the
@@ -24,7 +24,7 @@
 // acquireLease cancels it); a stop that commits after is a stop of a running attempt, aborted at
 // the worker's next heartbeat, as any. A dispatcher counts a handed-out attempt as in flight
 // before and after its start.
-import { type Db, Prisma, queryGeneric } from '@osmosis/db';
+import { appendRunEvent, type Db, Prisma, queryGeneric } from '@osmosis/db';
 import { type ExecutionRow, executionRowSelect } from './execution-row.ts';
 import { startedEventInsert } from './lease-events.ts';
 import type { AttemptNeeds } from './reservation.ts';
@@ -37,6 +37,8 @@ export interface FastStart {
   needs: AttemptNeeds;
   /** what the execution needs of the attempt's rows, read by the same statement */
   execution: ExecutionRow;
+  /** the run's first start, but its row was held: the caller marks it running (markRunRunning) */
+  runLeftQueued: boolean;
 }
 
 /** What is free on the worker now (Infinity: it advertises no capacity). */
@@ -74,6 +76,7 @@ export async function claimAttempt(
       id: string;
       run_id: string;
       common: boolean;
+      run_left_queued: boolean;
       token: number | null;
       try: number | null;
       cpus: number | null;
@@ -84,6 +87,7 @@ export async function claimAttempt(
     Prisma.sql`
     WITH pick AS (
       SELECT a2.id, a2.run_id, ${NEED_CPUS}::float8 AS cpus, ${NEED_MEMORY_MB} AS memory_mb,
+        (r.status = 'queued') AS run_queued,
         (r.status IN ('queued', 'running') AND r.max_cost_usd IS NULL AND ${NEED_GPUS} = 0) AS common
       FROM attempts a2 JOIN runs r ON r.id = a2.run_id JOIN tasks t ON t.id = a2.task_id
       WHERE a2.status = 'queued' AND a2.dispatched_at IS NOT NULL
@@ -119,7 +123,9 @@ export async function claimAttempt(
     ), execution AS (
       ${executionRowSelect(Prisma.sql`started a`)}
     )
-    SELECT p.id::text AS id, p.run_id::text AS run_id, (s.id IS NOT NULL) AS common, s.token, s.try,
+    SELECT p.id::text AS id, p.run_id::text AS run_id, (s.id IS NOT NULL) AS common,
+      (p.run_queued AND s.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM first_start)) AS run_left_queued,
+      s.token, s.try,
       s.cpus, s.memory_mb, e.index, e.run, e.agent, e.task
     FROM pick p LEFT JOIN started s ON TRUE LEFT JOIN execution e ON TRUE`,
   );
@@ -137,6 +143,23 @@ export async function claimAttempt(
       tryNumber: row.try,
       needs: { cpus: row.cpus ?? 0, memoryMb: row.memory_mb ?? 0, gpus: 0 },
       execution: { index: row.index, run: row.run, agent: row.agent, task: row.task },
+      runLeftQueued: row.run_left_queued,
     },
   };
+}
+
+/**
+ * Marks a queued run running (its first start's `run.running` event with it), waiting for the
+ * run's row: for a claim that started the run's first attempt while another transaction held
+ * that row. False when the run is no longer queued (another start marked it, or it was stopped).
+ */
+export async function markRunRunning(db: Db, runId: string): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      UPDATE runs SET status = 'running', started_at = now()
+      WHERE id = ${runId}::uuid AND status = 'queued' RETURNING id::text AS id`;
+    if (rows.length === 0) return false;
+    await appendRunEvent(tx, { runId, level: 'info', step: 'run.running', message: 'first attempt started' });
+    return true;
+  });
 }

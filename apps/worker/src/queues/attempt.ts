@@ -20,7 +20,7 @@
 //   released so another worker re-runs them at once.
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch, enqueueRunRefill } from '@osmosis/queues';
-import { claimAttempt } from '../attempts/claim.ts';
+import { claimAttempt, markRunRunning } from '../attempts/claim.ts';
 import { announcePicked, type Picked } from '../attempts/dispatch.ts';
 import { type ExecutionRow, loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
@@ -124,14 +124,33 @@ export function createAttemptProcessor(ctx: WorkerContext) {
           needs: start.needs,
           gpuIds: [],
         };
-        return { attemptId: claim.attemptId, runId: start.runId, lease, execution: start.execution };
+        return {
+          attemptId: claim.attemptId,
+          runId: start.runId,
+          lease,
+          execution: start.execution,
+          runLeftQueued: start.runLeftQueued,
+        };
       }
       const lease = await acquireLease(db, claim.attemptId, holder);
       if (lease.kind === 'acquired') ledger.hold(claim.attemptId, lease.needs);
-      return { attemptId: claim.attemptId, runId: claim.runId, lease, execution: undefined };
+      return {
+        attemptId: claim.attemptId,
+        runId: claim.runId,
+        lease,
+        execution: undefined,
+        runLeftQueued: false,
+      };
     });
     if (!taken) return null;
-    const { attemptId, runId, lease, execution } = taken;
+    const { attemptId, runId, lease, execution, runLeftQueued } = taken;
+    if (runLeftQueued) {
+      // the run's first start found its row held: mark it now, in a transaction of its own (the
+      // claim committed, so waiting for the row holds nothing else); the reconciler is the backstop
+      void markRunRunning(db, runId).catch((error: unknown) =>
+        logger.warn({ runId, err: errorMessage(error) }, 'could not mark the run running'),
+      );
+    }
     if (lease.kind !== 'acquired') {
       logger.debug({ attemptId, reason: lease.reason }, 'claimed attempt passed on');
       return { kind: 'passed', attemptId, runId, reason: lease.reason };
