@@ -26,7 +26,7 @@
 // before and after its start.
 import { appendRunEvent, type Db, Prisma, queryGeneric } from '@osmosis/db';
 import { type ExecutionRow, executionRowSelect } from './execution-row.ts';
-import { startedEventInsert } from './lease-events.ts';
+import { runStartedEvent, runStartedEventInsert, startedEventInsert } from './lease-events.ts';
 import type { AttemptNeeds } from './reservation.ts';
 import { NEED_CPUS, NEED_GPUS, NEED_MEMORY_MB } from './reservation.ts';
 
@@ -118,8 +118,7 @@ export async function claimAttempt(
         AND r.status = 'queued'
       RETURNING r.id
     ), run_event AS (
-      INSERT INTO run_events (run_id, "timestamp", level, step, message)
-      SELECT f.id, LOCALTIMESTAMP, 'info', 'run.running', 'first attempt started' FROM first_start f
+      ${runStartedEventInsert(Prisma.sql`first_start`)}
     ), execution AS (
       ${executionRowSelect(Prisma.sql`started a`)}
     )
@@ -159,7 +158,7 @@ export async function markRunRunning(db: Db, runId: string): Promise<boolean> {
       UPDATE runs SET status = 'running', started_at = now()
       WHERE id = ${runId}::uuid AND status = 'queued' RETURNING id::text AS id`;
     if (rows.length === 0) return false;
-    await appendRunEvent(tx, { runId, level: 'info', step: 'run.running', message: 'first attempt started' });
+    await appendRunEvent(tx, runStartedEvent(runId));
     return true;
   });
 }

@@ -27,6 +27,18 @@ export function usageOf(result: ExecutionResult) {
   };
 }
 
+/** The `run.running` event of a run's first start (acquireLease, the claim, markRunRunning). */
+export function runStartedEvent(runId: string): NewRunEvent {
+  return { runId, level: 'info', step: 'run.running', message: 'first attempt started' };
+}
+
+/** SQL: runStartedEvent's INSERT for each run id `from` returns (a CTE with `id`), in one statement. */
+export function runStartedEventInsert(from: Prisma.Sql): Prisma.Sql {
+  const e = runStartedEvent('');
+  return Prisma.sql`INSERT INTO run_events (run_id, "timestamp", level, step, message)
+    SELECT f.id, LOCALTIMESTAMP, ${e.level}, ${e.step}, ${e.message} FROM ${from} f`;
+}
+
 /** The `attempt.started` event: a start, or the re-run of an attempt whose holder's lease expired. */
 export function startedEvent(
   runId: string,

@@ -8,7 +8,7 @@ import { appendRunEvent, appendRunEvents, type Db, type NewRunEvent, Prisma, que
 import { enforceBudget } from './budget.ts';
 import { type Picked, pickForRun } from './dispatch.ts';
 import type { ExecutionResult } from './executor.ts';
-import { executionEvents, finishedEvent, startedEvent, usageOf } from './lease-events.ts';
+import { executionEvents, finishedEvent, runStartedEvent, startedEvent, usageOf } from './lease-events.ts';
 import type { DispatchLimits } from './placement.ts';
 import {
   type AttemptNeeds,
@@ -155,12 +155,7 @@ async function acquireUnder(
   const next = statusOnAttemptStart(row.run_status);
   if (next !== row.run_status) {
     await tx.run.update({ where: { id: row.run_id }, data: { status: next, startedAt: new Date() } });
-    events.push({
-      runId: row.run_id,
-      level: 'info',
-      step: 'run.running',
-      message: 'first attempt started',
-    });
+    events.push(runStartedEvent(row.run_id));
   }
   events.push(
     startedEvent(row.run_id, attemptId, {
