@@ -17,6 +17,13 @@ const pools = new WeakMap<object, pg.Pool>();
  * row locks, the roll-up rows' too, were held until a busy worker's event loop came round to the
  * COMMIT, and other results queued behind them (17 backends idle in a transaction at 100 x 8,
  * bench/dispatch-scale.ts). Not the main pool: Prisma's statements there keep Postgres's choice.
+ *
+ * Sorts are also priced out there (enable_sort=off: a plan that needs none wins if there is one).
+ * A worker's claim (claim.ts) must walk attempts_claim_idx in order; with statistics taken before
+ * a big run's attempts were inserted (autoanalyze comes later), Postgres planned it as a bitmap
+ * scan of every queued attempt and a sort — 9 000 rows and ~820 shared blocks a claim instead of
+ * ~100, and a generic plan keeps its choice until the next ANALYZE (bench/dispatch-scale.ts,
+ * auto_explain). Neither statement on these connections needs a sort.
  */
 const genericPools = new WeakMap<object, pg.Pool>();
 
@@ -37,7 +44,9 @@ export function createDb(
   const generic = new pg.Pool({
     ...config,
     max: Math.max(2, Math.ceil(poolSize / 2)),
-    options: [config.options, '-c plan_cache_mode=force_generic_plan'].filter(Boolean).join(' '),
+    options: [config.options, '-c plan_cache_mode=force_generic_plan -c enable_sort=off']
+      .filter(Boolean)
+      .join(' '),
   });
   generic.on('error', () => undefined);
   genericPools.set(db, generic);

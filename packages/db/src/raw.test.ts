@@ -38,6 +38,9 @@ describe('the hot path statements (raw.ts)', () => {
   it('sends queryGeneric on connections with generic plans, and the rest on the main pool with Postgres choosing', async () => {
     const mode = Prisma.sql`SELECT current_setting('plan_cache_mode') AS mode`;
     expect(await queryGeneric<{ mode: string }>(testDb.db, mode)).toEqual([{ mode: 'force_generic_plan' }]);
+    const sort = Prisma.sql`SELECT current_setting('enable_sort') AS sort`;
+    expect(await queryGeneric<{ sort: string }>(testDb.db, sort)).toEqual([{ sort: 'off' }]);
+    expect(await queryRows<{ sort: string }>(testDb.db, sort)).toEqual([{ sort: 'on' }]);
     expect(await queryRows<{ mode: string }>(testDb.db, mode)).toEqual([{ mode: 'auto' }]);
     expect((await testDb.db.$queryRaw<{ mode: string }[]>(mode))[0]?.mode).toBe('auto');
   });

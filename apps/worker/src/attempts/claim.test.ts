@@ -3,10 +3,12 @@
 // every other case to acquireLease as a candidate, claims in line (the dispatcher's place, then
 // the hand-out time), never lets two workers take one attempt, and an expired lease goes back in
 // line for it.
+import { Prisma, queryGeneric } from '@osmosis/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
-import { claimOnly, handedOutRun, ROOMY, writtenOf } from '../testing/claims.ts';
-import { type Claim, claimAttempt, markRunRunning } from './claim.ts';
+import { claimOnly, handedOutRun, ROOMY, stampNeeds, writtenOf } from '../testing/claims.ts';
+import { seedRun } from '../testing/fixtures.ts';
+import { type Claim, claimAttempt, claimStatement, markRunRunning } from './claim.ts';
 import { loadExecutionRow } from './execution-row.ts';
 import { acquireLease } from './lease.ts';
 import { requeueExpiredLease } from './lease-handback.ts';
@@ -140,6 +142,7 @@ describe('claim', () => {
       where: { id: await taskOf(big) },
       data: { config: { environment: { cpus: 2, memory_mb: 1024 } } },
     });
+    await stampNeeds(tdb.db, runId);
     expect(await claimOnly(tdb.db, big, holder, { ...ROOMY, cpus: 1.5 })).toBeNull();
     expect(await claimOnly(tdb.db, big, holder, { ...ROOMY, memoryMb: 512 })).toBeNull();
     expect(await claimOnly(tdb.db, big, holder, { cpus: 2, memoryMb: 1024, gpus: 0 })).toMatchObject({
@@ -151,6 +154,7 @@ describe('claim', () => {
       where: { id: await taskOf(gpu) },
       data: { config: { environment: { gpus: 1 } } },
     });
+    await stampNeeds(tdb.db, runId);
     // a worker with no GPU never takes it; one with a GPU leaves it to acquireLease (device ids)
     expect(await claimOnly(tdb.db, gpu, holder)).toBeNull();
     expect(await claimOnly(tdb.db, gpu, holder, { ...ROOMY, gpus: 1 })).toEqual({
@@ -175,6 +179,22 @@ describe('claim', () => {
     expect(await tdb.db.runEvent.count({ where: { attemptId: { in: untouched } } })).toBe(0);
   });
 
+  it('leaves to acquireLease an attempt in line whose needs its hand-out did not write', async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 1);
+    const [unknown] = attemptIds as [string];
+    // handed out before the copy existed: the claim cannot tell whether it fits
+    await tdb.db.attempt.update({
+      where: { id: unknown },
+      data: { needCpus: null, needMemoryMb: null, needGpus: null },
+    });
+    expect(await claimOnly(tdb.db, unknown, holder, { cpus: 0.5, memoryMb: 64, gpus: 0 })).toEqual({
+      kind: 'candidate',
+      attemptId: unknown,
+      runId,
+    });
+    expect(await acquireLease(tdb.db, unknown, holder)).toMatchObject({ kind: 'acquired', tryNumber: 1 });
+  });
+
   it('is not stopped by a task asking for numbers past any range: it skips that attempt', async () => {
     const { runId, attemptIds } = await handedOutRun(tdb.db, 3);
     const [huge, negative, fine] = attemptIds as [string, string, string];
@@ -184,6 +204,8 @@ describe('claim', () => {
       WHERE id = ${await taskOf(huge)}::uuid`;
     await tdb.db.$executeRaw`UPDATE tasks SET config = '{"environment": {"memory_mb": -5, "cpus": -1}}'::jsonb
       WHERE id = ${await taskOf(negative)}::uuid`;
+    // read as the dispatcher's hand-out reads them
+    await stampNeeds(tdb.db, runId);
     const skip = await otherRuns(runId);
     const claimed = new Set<string>();
     for (let i = 0; i < 3; i++) {
@@ -267,5 +289,48 @@ describe('claim', () => {
     // the dead holder's result, if it ever came, is stale: its token is not the attempt's
     const row = await tdb.db.attempt.findUniqueOrThrow({ where: { id: expired } });
     expect(row).toMatchObject({ leaseOwner: holder.workerId, leaseToken: 2, status: 'running' });
+  });
+});
+
+describe('the claim plan', () => {
+  let fresh: TestDatabase;
+  beforeAll(async () => {
+    fresh = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await fresh?.drop();
+  });
+
+  /** The pick's part of the plan Postgres would run for a claim on the generic-plan connections. */
+  async function pickPlan(db: TestDatabase['db']): Promise<string> {
+    const rows = await queryGeneric<{ 'QUERY PLAN': string }>(
+      db,
+      Prisma.sql`EXPLAIN ${claimStatement(holder, ROOMY, [])}`,
+    );
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    return plan.slice(plan.indexOf('CTE pick'), plan.indexOf('CTE n'));
+  }
+
+  it('walks attempts_claim_idx in order even when statistics predate a big run (no scan of every queued attempt and sort)', async () => {
+    const db = fresh.db;
+    // statistics taken while every attempt was finished...
+    const done = await seedRun(db, { tasks: 1, attemptsPerTask: 400 });
+    await db.attempt.updateMany({ where: { runId: done.runId }, data: { status: 'finished' } });
+    await db.$executeRawUnsafe('ANALYZE attempts');
+    // ...then a big run arrives (autoanalyze comes later): 5 000 queued, 200 handed out
+    const big = await seedRun(db, { tasks: 1, attemptsPerTask: 1, maxConcurrentAttempts: 200 });
+    const [first] = big.attemptIds as [string];
+    const row = await db.attempt.findUniqueOrThrow({ where: { id: first } });
+    await db.$executeRaw`INSERT INTO attempts (id, run_id, agent_id, task_id, index, status)
+      SELECT gen_random_uuid(), run_id, agent_id, task_id, g, 'queued'
+      FROM attempts, generate_series(1, 5000) g WHERE id = ${first}::uuid`;
+    await db.$executeRaw`UPDATE attempts SET dispatched_at = now(),
+        in_line_at = now() + make_interval(secs => index * 0.1), need_cpus = 0, need_memory_mb = 0, need_gpus = 0
+      WHERE run_id = ${row.runId}::uuid AND index < 200`;
+    const plan = await pickPlan(db);
+    expect(plan).toContain('Index Scan using attempts_claim_idx');
+    expect(plan).not.toMatch(/Sort|Bitmap/);
+    // and it takes the first in line
+    expect((await claimAttempt(db, holder, ROOMY))?.attemptId).toBe(first);
   });
 });

@@ -28,7 +28,6 @@ import { appendRunEvent, type Db, Prisma, queryGeneric } from '@osmosis/db';
 import { type ExecutionRow, executionRowSelect } from './execution-row.ts';
 import { runStartedEvent, runStartedEventInsert, startedEventInsert } from './lease-events.ts';
 import type { AttemptNeeds } from './reservation.ts';
-import { NEED_CPUS, NEED_GPUS, NEED_MEMORY_MB } from './reservation.ts';
 
 export interface FastStart {
   runId: string;
@@ -61,50 +60,36 @@ export type Claim =
 /** A number Postgres takes for "no limit" (Infinity is not a float8 parameter pg sends). */
 const UNLIMITED = 1e15;
 
-/**
- * Claims the first handed-out attempt in line that fits `room` and is not in `skip` (attempts
- * acquireLease said are not for this worker now); null when none waits.
- */
-export async function claimAttempt(
-  db: Db,
+/** The claim's statement (exported so a test can read its plan). */
+export function claimStatement(
   holder: { workerId: string; leaseMs: number },
   room: ClaimRoom,
   skip: readonly string[] = [],
-): Promise<Claim | null> {
-  const rows = await queryGeneric<
-    {
-      id: string;
-      run_id: string;
-      common: boolean;
-      run_left_queued: boolean;
-      token: number | null;
-      try: number | null;
-      cpus: number | null;
-      memory_mb: number | null;
-    } & ExecutionRow
-  >(
-    db,
-    Prisma.sql`
+): Prisma.Sql {
+  return Prisma.sql`
     WITH pick AS (
-      SELECT a2.id, a2.run_id, ${NEED_CPUS}::float8 AS cpus, ${NEED_MEMORY_MB} AS memory_mb,
-        (r.status = 'queued') AS run_queued,
-        (r.status IN ('queued', 'running') AND r.max_cost_usd IS NULL AND ${NEED_GPUS} = 0) AS common
-      FROM attempts a2 JOIN runs r ON r.id = a2.run_id JOIN tasks t ON t.id = a2.task_id
+      SELECT a2.id, a2.run_id, a2.need_cpus AS cpus, a2.need_memory_mb AS memory_mb, a2.need_gpus AS gpus
+      FROM attempts a2
       WHERE a2.status = 'queued' AND a2.dispatched_at IS NOT NULL
         AND a2.id <> ALL(${[...skip]}::uuid[])
-        AND ${NEED_CPUS} <= ${Math.min(room.cpus, UNLIMITED)}::float8 + 1e-9
-        AND ${NEED_MEMORY_MB} <= ${Math.min(room.memoryMb, UNLIMITED)}::float8
-        AND ${NEED_GPUS} <= ${Math.min(room.gpus, UNLIMITED)}::float8
+        AND (a2.need_cpus IS NULL OR a2.need_cpus <= ${Math.min(room.cpus, UNLIMITED)}::float8 + 1e-9)
+        AND (a2.need_memory_mb IS NULL OR a2.need_memory_mb <= ${Math.min(room.memoryMb, UNLIMITED)}::float8)
+        AND (a2.need_gpus IS NULL OR a2.need_gpus <= ${Math.min(room.gpus, UNLIMITED)}::float8)
       ORDER BY a2.in_line_at NULLS FIRST
       LIMIT 1
       FOR UPDATE OF a2 SKIP LOCKED
+    ), n AS (
+      SELECT p.*, (r.status = 'queued') AS run_queued,
+        (r.status IN ('queued', 'running') AND r.max_cost_usd IS NULL AND p.gpus = 0
+          AND p.cpus IS NOT NULL AND p.memory_mb IS NOT NULL) AS common
+      FROM pick p JOIN runs r ON r.id = p.run_id
     ), started AS (
       UPDATE attempts a SET status = 'running', lease_owner = ${holder.workerId},
         lease_token = a.lease_token + 1, try_count = a.try_count + 1,
         lease_expires_at = now() + make_interval(secs => ${holder.leaseMs / 1000}),
         started_at = now(), waiting_reason = NULL,
         reserved_cpus = n.cpus, reserved_memory_mb = n.memory_mb, reserved_gpu_ids = ARRAY[]::text[]
-      FROM pick n
+      FROM n
       WHERE a.id = n.id AND n.common
       RETURNING a.id, a.run_id, a.lease_token AS token, a.try_count AS try, a.reserved_cpus AS cpus,
         a.reserved_memory_mb AS memory_mb, a.index, a.agent_id, a.task_id
@@ -126,8 +111,31 @@ export async function claimAttempt(
       (p.run_queued AND s.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM first_start)) AS run_left_queued,
       s.token, s.try,
       s.cpus, s.memory_mb, e.index, e.run, e.agent, e.task
-    FROM pick p LEFT JOIN started s ON TRUE LEFT JOIN execution e ON TRUE`,
-  );
+    FROM n p LEFT JOIN started s ON TRUE LEFT JOIN execution e ON TRUE`;
+}
+
+/**
+ * Claims the first handed-out attempt in line that fits `room` and is not in `skip` (attempts
+ * acquireLease said are not for this worker now); null when none waits.
+ */
+export async function claimAttempt(
+  db: Db,
+  holder: { workerId: string; leaseMs: number },
+  room: ClaimRoom,
+  skip: readonly string[] = [],
+): Promise<Claim | null> {
+  const rows = await queryGeneric<
+    {
+      id: string;
+      run_id: string;
+      common: boolean;
+      run_left_queued: boolean;
+      token: number | null;
+      try: number | null;
+      cpus: number | null;
+      memory_mb: number | null;
+    } & ExecutionRow
+  >(db, claimStatement(holder, room, skip));
   const row = rows[0];
   if (!row) return null;
   if (!row.common || row.token === null || row.try === null) {

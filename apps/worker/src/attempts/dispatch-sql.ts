@@ -2,7 +2,7 @@
 // dispatch-one-trip.ts), written once: which runs a pass in one round trip may decide alone, the
 // hand-out itself, and the earliest retry in backoff.
 import { Prisma } from '@osmosis/db';
-import { FITS_SOME_WORKER } from './reservation.ts';
+import { FITS_SOME_WORKER, NEED_CPUS, NEED_GPUS, NEED_MEMORY_MB } from './reservation.ts';
 
 /**
  * SQL: run `r` needs no decision but the hand-out (queued or running, no budget, no waiting
@@ -27,17 +27,22 @@ export const LINE_MS_PER_SLOT = 100;
  * SQL: marks up to `take` of the run's due attempts that fit some live worker as handed out, in
  * dispatch order, each with its place in line for the workers' claims (in_line_at: now plus
  * LINE_MS_PER_SLOT for each slot of `slotBase` (the run's in-flight count plus its workspace's)
- * + 2 for each attempt up to it); RETURNING id (text), index, created_at. dispatched_at is NULL in
+ * + 2 for each attempt up to it) and what it needs of a worker (need_*: the claim's walk reads
+ * attempts alone); RETURNING id (text), index, created_at. dispatched_at is NULL in
  * every candidate: leading the order with it lets attempts_dispatch_pick_idx give the order, so
  * LIMIT stops after take rows instead of sorting the run's backlog.
  */
 export function handOutAttempts(runId: Prisma.Sql, take: Prisma.Sql, slotBase: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`UPDATE attempts u SET dispatched_at = now(),
-      in_line_at = now() + make_interval(secs => p.slot * ${LINE_MS_PER_SLOT / 1000}::float8)
+      in_line_at = now() + make_interval(secs => p.slot * ${LINE_MS_PER_SLOT / 1000}::float8),
+      need_cpus = p.cpus, need_memory_mb = p.memory_mb, need_gpus = p.gpus
     FROM (
-      SELECT c.id, ${slotBase} + 2 * row_number() OVER (ORDER BY c.index, c.created_at, c.id) AS slot
+      SELECT c.id, c.cpus, c.memory_mb, c.gpus,
+        ${slotBase} + 2 * row_number() OVER (ORDER BY c.index, c.created_at, c.id) AS slot
       FROM (
-        SELECT a.id, a.index, a.created_at FROM attempts a JOIN tasks t ON t.id = a.task_id
+        SELECT a.id, a.index, a.created_at,
+          ${NEED_CPUS}::float8 AS cpus, ${NEED_MEMORY_MB} AS memory_mb, ${NEED_GPUS} AS gpus
+        FROM attempts a JOIN tasks t ON t.id = a.task_id
         WHERE a.run_id = ${runId} AND a.status = 'queued' AND a.dispatched_at IS NULL
           AND (a.not_before IS NULL OR a.not_before <= now()) AND ${FITS_SOME_WORKER}
         ORDER BY a.dispatched_at, a.index, a.created_at, a.id

@@ -288,6 +288,33 @@ describe('the hand-out of a pass', () => {
     }
   });
 
+  it("writes what each attempt needs of a worker with its place in line, a task's numbers past any range held to 1e9", async () => {
+    const seeded = await seedRun(tdb.db, { tasks: 3, maxConcurrentAttempts: 3 });
+    const attempts = await tdb.db.attempt.findMany({
+      where: { runId: seeded.runId },
+      orderBy: { index: 'asc' },
+    });
+    const [plain, sized, hostile] = [...new Set(attempts.map((a) => a.taskId))] as [string, string, string];
+    await tdb.db.task.update({
+      where: { id: sized },
+      data: { config: { config: { environment: { cpus: 1.5, memory_mb: 700.2, gpus: 0 } } } },
+    });
+    // written by hand (sync caps what a task asks for): past float8's and int's range, below zero
+    await tdb.db.$executeRaw`UPDATE tasks
+      SET config = '{"environment": {"cpus": 1e400, "memory_mb": -3, "gpus": 1e30}}'::jsonb
+      WHERE id = ${hostile}::uuid`;
+    const result = await dispatchRun(tdb.db, queues, seeded.runId);
+    expect(result.dispatched).toHaveLength(3);
+    const rows = await tdb.db.attempt.findMany({
+      where: { runId: seeded.runId },
+      select: { taskId: true, needCpus: true, needMemoryMb: true, needGpus: true },
+    });
+    const needs = Object.fromEntries(rows.map(({ taskId, ...n }) => [taskId, n]));
+    expect(needs[plain]).toEqual({ needCpus: 0, needMemoryMb: 0, needGpus: 0 });
+    expect(needs[sized]).toEqual({ needCpus: 1.5, needMemoryMb: 701, needGpus: 0 });
+    expect(needs[hostile]).toEqual({ needCpus: 1e9, needMemoryMb: 0, needGpus: 1e9 });
+  });
+
   it('hands out even when Redis cannot take the announcement (workers find the attempts by looking)', async () => {
     const seeded = await seedRun(tdb.db, { tasks: 2, maxConcurrentAttempts: 2 });
     const broken = createRedis('redis://127.0.0.1:1');

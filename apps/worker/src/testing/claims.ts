@@ -2,6 +2,7 @@
 // handed out, a claim that can take only one given attempt, and what an attempt's rows hold.
 import type { Db } from '@osmosis/db';
 import { type Claim, type ClaimRoom, claimAttempt } from '../attempts/claim.ts';
+import { NEED_CPUS, NEED_GPUS, NEED_MEMORY_MB } from '../attempts/reservation.ts';
 import { seedRun } from './fixtures.ts';
 
 export const ROOMY: ClaimRoom = { cpus: 8, memoryMb: 8192, gpus: 0 };
@@ -11,7 +12,18 @@ export async function handedOutRun(db: Db, tasks: number, status: 'queued' | 'ru
   const run = await seedRun(db, { tasks, maxConcurrentAttempts: tasks, status: 'queued' });
   if (status === 'running') await db.run.update({ where: { id: run.runId }, data: { status } });
   await db.attempt.updateMany({ where: { runId: run.runId }, data: { dispatchedAt: new Date() } });
+  await stampNeeds(db, run.runId);
   return run;
+}
+
+/**
+ * Writes what the run's attempts need of a worker from their tasks' configs, with the SQL the
+ * dispatcher's hand-out uses (again after a test changes a task's config).
+ */
+export async function stampNeeds(db: Db, runId: string): Promise<void> {
+  await db.$executeRaw`UPDATE attempts a SET need_cpus = ${NEED_CPUS}::float8,
+      need_memory_mb = ${NEED_MEMORY_MB}, need_gpus = ${NEED_GPUS}
+    FROM tasks t WHERE t.id = a.task_id AND a.run_id = ${runId}::uuid`;
 }
 
 /** claimAttempt with every other handed-out attempt skipped: it takes this one or nothing. */
