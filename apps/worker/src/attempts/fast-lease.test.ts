@@ -76,6 +76,25 @@ describe('fast result', () => {
     expect(doneFast.events.map((e) => e.step)).toEqual(['attempt.started', 'verifier', 'attempt.finished']);
   });
 
+  it("counts the run's backlog only as far as the refill test reads (a quarter of its limit, and one)", async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 40);
+    const [first, second] = attemptIds as [string, string];
+    const firstToken = await claimed(first);
+    const secondToken = await claimed(second);
+    // 38 handed out and waiting, limit 40: counted to 11, no refill
+    expect(await fastFinalize(tdb.db, first, runId, firstToken, 1, RESULT, holder.workerId)).toMatchObject({
+      backlog: 11,
+      refill: false,
+    });
+    // down to 10 waiting (= 40 / 4): counted in full, and the run wants a refill
+    const waiting = attemptIds.slice(2, 30);
+    await tdb.db.attempt.updateMany({ where: { id: { in: waiting } }, data: { status: 'cancelled' } });
+    expect(await fastFinalize(tdb.db, second, runId, secondToken, 1, RESULT, holder.workerId)).toMatchObject({
+      backlog: 10,
+      refill: true,
+    });
+  });
+
   it('decline what lease.ts must decide for a result, and say when the run wants a refill', async () => {
     const { runId, attemptIds } = await handedOutRun(tdb.db, 5);
     const leases = new Map<string, number>();
