@@ -5,8 +5,8 @@
 -- ones other claims hold at that moment, and the just-claimed ones whose index entries are not
 -- yet cleaned up). bench/dispatch-scale.ts at 100 x 8: ~145 shared blocks read a claim. NULL
 -- (handed out before this migration, or marked handed out without the dispatcher): the claim
--- reads the task's config for that attempt, as before. Tasks are never updated in place
--- (benchmark sync only inserts), so the copy cannot go stale.
+-- cannot tell whether it fits and leaves it to acquireLease, which reads the task's config.
+-- Tasks are never updated in place (benchmark sync only inserts), so the copy cannot go stale.
 
 -- AlterTable (no default: instant, no rewrite)
 ALTER TABLE "attempts" ADD COLUMN "need_cpus" DOUBLE PRECISION,

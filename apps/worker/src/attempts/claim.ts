@@ -5,6 +5,8 @@
 // a worker with a free slot takes the first one in line that fits what it has free, FOR UPDATE
 // SKIP LOCKED, so two workers never take the same one and neither waits for the other.
 //
+// What an attempt needs of a worker is the copy its hand-out wrote (need_*, dispatch-sql.ts), so
+// the walk down the line reads attempts alone; one without the copy is a candidate (below).
 // The common case starts in the same statement (the fast start): an attempt of a `queued` or
 // `running` run with no budget, needing no GPU. It fits the free capacity the caller passes (the
 // worker's own ledger: only this worker reserves on itself, one start at a time, start-ledger.ts).
