@@ -93,6 +93,14 @@ describe('fast result', () => {
       backlog: 10,
       refill: true,
     });
+    // a limit no run config allows (written by hand) still writes the result: the count takes one
+    const third = attemptIds[30] as string;
+    const thirdToken = await claimed(third);
+    await tdb.db.run.update({ where: { id: runId }, data: { maxConcurrentAttempts: -9 } });
+    expect(await fastFinalize(tdb.db, third, runId, thirdToken, 1, RESULT, holder.workerId)).toMatchObject({
+      backlog: 1,
+      refill: false,
+    });
   });
 
   it('decline what lease.ts must decide for a result, and say when the run wants a refill', async () => {

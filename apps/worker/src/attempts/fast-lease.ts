@@ -105,7 +105,7 @@ export async function fastFinalize(
         -- (one past a quarter of the run's limit): every row counted is a heap fetch (the pages
         -- were just written, so not all-visible), ~100 of a result's ~145 shared blocks at 100 x 8
         LATERAL (SELECT count(*)::int AS n FROM (SELECT 1 FROM ${runBacklogRows(Prisma.sql`d.run_id`)}
-          LIMIT r.max_concurrent_attempts / 4 + 1) c) b`,
+          LIMIT greatest(r.max_concurrent_attempts / 4 + 1, 1)) c) b`,
   );
   const row = rows[0];
   if (!row) return null;
