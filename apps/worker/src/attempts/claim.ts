@@ -62,14 +62,30 @@ export type Claim =
 /** A number Postgres takes for "no limit" (Infinity is not a float8 parameter pg sends). */
 const UNLIMITED = 1e15;
 
-/** The claim's statement (exported so a test can read its plan). */
-export function claimStatement(
+/** What a claim's statement returns: one row, or none when nothing waits. */
+export type ClaimRow = {
+  id: string;
+  run_id: string;
+  common: boolean;
+  run_left_queued: boolean;
+  token: number | null;
+  try: number | null;
+  cpus: number | null;
+  memory_mb: number | null;
+} & ExecutionRow;
+
+/**
+ * The claim's common table expressions (`pick`, `n`, `started`, `event`, `first_start`,
+ * `run_event`, `execution`), for a statement of their own (claimStatement) or after a result's
+ * (fast-lease.ts fastFinalizeAndClaim). `gate`: nothing is claimed unless it holds.
+ */
+export function claimCtes(
   holder: { workerId: string; leaseMs: number },
   room: ClaimRoom,
   skip: readonly string[] = [],
+  gate: Prisma.Sql = Prisma.sql`TRUE`,
 ): Prisma.Sql {
-  return Prisma.sql`
-    WITH pick AS (
+  return Prisma.sql`pick AS (
       SELECT a2.id, a2.run_id, a2.need_cpus AS cpus, a2.need_memory_mb AS memory_mb, a2.need_gpus AS gpus
       FROM attempts a2
       WHERE a2.status = 'queued' AND a2.dispatched_at IS NOT NULL
@@ -77,6 +93,7 @@ export function claimStatement(
         AND (a2.need_cpus IS NULL OR a2.need_cpus <= ${Math.min(room.cpus, UNLIMITED)}::float8 + 1e-9)
         AND (a2.need_memory_mb IS NULL OR a2.need_memory_mb <= ${Math.min(room.memoryMb, UNLIMITED)}::float8)
         AND (a2.need_gpus IS NULL OR a2.need_gpus <= ${Math.min(room.gpus, UNLIMITED)}::float8)
+        AND ${gate}
       ORDER BY a2.in_line_at NULLS FIRST
       LIMIT 1
       FOR UPDATE OF a2 SKIP LOCKED
@@ -108,37 +125,27 @@ export function claimStatement(
       ${runStartedEventInsert(Prisma.sql`first_start`)}
     ), execution AS (
       ${executionRowSelect(Prisma.sql`started a`)}
-    )
-    SELECT p.id::text AS id, p.run_id::text AS run_id, (s.id IS NOT NULL) AS common,
+    )`;
+}
+
+/** The claim's result row (a ClaimRow), after claimCtes. */
+export const CLAIM_SELECT = Prisma.sql`SELECT p.id::text AS id, p.run_id::text AS run_id, (s.id IS NOT NULL) AS common,
       (p.run_queued AND s.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM first_start)) AS run_left_queued,
       s.token, s.try,
       s.cpus, s.memory_mb, e.index, e.run, e.agent, e.task
     FROM n p LEFT JOIN started s ON TRUE LEFT JOIN execution e ON TRUE`;
-}
 
-/**
- * Claims the first handed-out attempt in line that fits `room` and is not in `skip` (attempts
- * acquireLease said are not for this worker now); null when none waits.
- */
-export async function claimAttempt(
-  db: Db,
+/** The claim's statement (exported so a test can read its plan). */
+export function claimStatement(
   holder: { workerId: string; leaseMs: number },
   room: ClaimRoom,
   skip: readonly string[] = [],
-): Promise<Claim | null> {
-  const rows = await queryGeneric<
-    {
-      id: string;
-      run_id: string;
-      common: boolean;
-      run_left_queued: boolean;
-      token: number | null;
-      try: number | null;
-      cpus: number | null;
-      memory_mb: number | null;
-    } & ExecutionRow
-  >(db, claimStatement(holder, room, skip));
-  const row = rows[0];
+): Prisma.Sql {
+  return Prisma.sql`WITH ${claimCtes(holder, room, skip)} ${CLAIM_SELECT}`;
+}
+
+/** The Claim a claim's row says (null: nothing was claimed). */
+export function claimOfRow(row: ClaimRow | null | undefined): Claim | null {
   if (!row) return null;
   if (!row.common || row.token === null || row.try === null) {
     return { kind: 'candidate', attemptId: row.id, runId: row.run_id };
@@ -155,6 +162,20 @@ export async function claimAttempt(
       runLeftQueued: row.run_left_queued,
     },
   };
+}
+
+/**
+ * Claims the first handed-out attempt in line that fits `room` and is not in `skip` (attempts
+ * acquireLease said are not for this worker now); null when none waits.
+ */
+export async function claimAttempt(
+  db: Db,
+  holder: { workerId: string; leaseMs: number },
+  room: ClaimRoom,
+  skip: readonly string[] = [],
+): Promise<Claim | null> {
+  const rows = await queryGeneric<ClaimRow>(db, claimStatement(holder, room, skip));
+  return claimOfRow(rows[0]);
 }
 
 /**

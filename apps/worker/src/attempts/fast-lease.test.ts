@@ -6,7 +6,7 @@ import type { ExecutionResult } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
 import { claimOnly, handedOutRun, writtenOf } from '../testing/claims.ts';
-import { fastFinalize } from './fast-lease.ts';
+import { fastFinalize, fastFinalizeAndClaim } from './fast-lease.ts';
 import { finalizeAttempt } from './lease.ts';
 import { completeEndedRuns } from './run-completion.ts';
 
@@ -43,6 +43,15 @@ const RESULT: ExecutionResult = {
   events: [{ level: 'info', step: 'verifier', message: 'verifier exited 0' }],
 };
 
+/** The handed-out attempts waiting but `id`: a claim skipping them takes `id` or nothing. */
+async function othersThan(id: string): Promise<string[]> {
+  const rows = await tdb.db.attempt.findMany({
+    where: { status: 'queued', dispatchedAt: { not: null }, id: { not: id } },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
+}
+
 /** Starts a handed-out attempt of a running run by a claim; its lease token. */
 async function claimed(attemptId: string): Promise<number> {
   const claim = await claimOnly(tdb.db, attemptId, holder);
@@ -74,6 +83,62 @@ describe('fast result', () => {
     expect(doneFast.columns).toMatchObject({ status: 'finished', outcome: 'passed', leaseOwner: null });
     expect(doneFast.artifacts).toHaveLength(2);
     expect(doneFast.events.map((e) => e.step)).toEqual(['attempt.started', 'verifier', 'attempt.finished']);
+  });
+
+  it("writes the result and claims the slot's next attempt in the same statement, as each alone would", async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 6);
+    const [alone, together, nextAlone, nextTogether] = attemptIds as [string, string, string, string];
+    const aloneToken = await claimed(alone);
+    const togetherToken = await claimed(together);
+    // the result alone, then the claim alone
+    await fastFinalize(tdb.db, alone, runId, aloneToken, 1, RESULT, holder.workerId);
+    expect(await claimOnly(tdb.db, nextAlone, holder)).toMatchObject({
+      kind: 'started',
+      attemptId: nextAlone,
+    });
+    // both in one statement, the claim held to nextTogether by its skip list
+    const both = await fastFinalizeAndClaim(
+      tdb.db,
+      together,
+      runId,
+      togetherToken,
+      1,
+      RESULT,
+      holder.workerId,
+      {
+        holder,
+        room: { cpus: 8, memoryMb: 8192, gpus: 0 },
+        skip: await othersThan(nextTogether),
+      },
+    );
+    expect(both).toMatchObject({
+      runId,
+      outcome: 'passed',
+      next: { kind: 'started', attemptId: nextTogether, start: { runId, tryNumber: 1, needs: { cpus: 0 } } },
+    });
+    expect(await writtenOf(tdb.db, together)).toEqual(await writtenOf(tdb.db, alone));
+    expect(await writtenOf(tdb.db, nextTogether)).toEqual(await writtenOf(tdb.db, nextAlone));
+  });
+
+  it("claims nothing when its result is not the fast path's to write", async () => {
+    const { runId, attemptIds } = await handedOutRun(tdb.db, 2);
+    const [running, waiting] = attemptIds as [string, string];
+    const token = await claimed(running);
+    const next = { holder, room: { cpus: 8, memoryMb: 8192, gpus: 0 }, skip: await othersThan(waiting) };
+    // a stale token, and an errored result (lease.ts decides retries): nothing written, nothing claimed
+    expect(
+      await fastFinalizeAndClaim(tdb.db, running, runId, 99, 1, RESULT, holder.workerId, next),
+    ).toBeNull();
+    const errored: ExecutionResult = { outcome: 'errored', errorClass: 'provider', errorMessage: 'down' };
+    expect(
+      await fastFinalizeAndClaim(tdb.db, running, runId, token, 1, errored, holder.workerId, next),
+    ).toBeNull();
+    expect((await tdb.db.attempt.findUniqueOrThrow({ where: { id: waiting } })).status).toBe('queued');
+    // nothing in line for it: written, with no next attempt
+    await tdb.db.attempt.update({ where: { id: waiting }, data: { needCpus: 64 } });
+    expect(
+      await fastFinalizeAndClaim(tdb.db, running, runId, token, 1, RESULT, holder.workerId, next),
+    ).toMatchObject({ outcome: 'passed', next: null });
   });
 
   it("counts the run's backlog only as far as the refill test reads (a quarter of its limit, and one)", async () => {

@@ -15,6 +15,7 @@
 // last results can leave the run active with every attempt ended: the reconciler ends it
 // (completeEndedRuns).
 import { type Db, isBacklogLow, Prisma, queryGeneric, runBacklogRows, runEventsInsert } from '@osmosis/db';
+import { CLAIM_SELECT, type Claim, type ClaimRoom, type ClaimRow, claimCtes, claimOfRow } from './claim.ts';
 import type { ExecutionResult } from './executor.ts';
 import { executionEvents, finishedEvent } from './lease-events.ts';
 import { resultColumnsSql } from './result-columns.ts';
@@ -47,33 +48,22 @@ function fastResultApplies(result: ExecutionResult): result is ExecutionResult &
   return result.outcome === 'passed' || result.outcome === 'failed';
 }
 
-/** Writes the result if it is the common case (see the top of this file); null otherwise. */
-export async function fastFinalize(
-  db: Db,
+/** The parts of a fast result's statement: its common table expressions and its row. */
+function fastResultParts(
   attemptId: string,
   runId: string,
   token: number,
   tryNumber: number,
-  result: ExecutionResult,
+  result: ExecutionResult & { outcome: 'passed' | 'failed' },
   workerId: string,
-): Promise<FastResult | null> {
-  if (!fastResultApplies(result)) return null;
+): { ctes: Prisma.Sql; select: Prisma.Sql } {
   const events = [
     ...executionEvents(runId, attemptId, result),
     finishedEvent(runId, attemptId, result, tryNumber),
   ];
   const artifacts = result.artifacts ?? [];
-  const rows = await queryGeneric<{
-    run_id: string;
-    backlog: number;
-    refill: boolean;
-    started_at: Date | null;
-    dispatched_at: Date | null;
-    not_before: Date | null;
-  }>(
-    db,
-    Prisma.sql`
-      WITH target AS (
+  return {
+    ctes: Prisma.sql`target AS (
         SELECT a.id FROM runs r JOIN attempts a ON a.run_id = r.id
         WHERE a.id = ${attemptId}::uuid AND a.run_id = ${runId}::uuid AND a.lease_token = ${token}
           AND a.lease_owner = ${workerId} AND a.status = 'running' AND r.status = 'running' AND r.max_cost_usd IS NULL
@@ -96,8 +86,8 @@ export async function fastFinalize(
           ${artifacts.map((f) => f.storageKey)}::text[]) AS f(path, size, storage_key)
         WHERE EXISTS (SELECT 1 FROM done)
         ON CONFLICT (attempt_id, path) DO UPDATE SET size = excluded.size, storage_key = excluded.storage_key
-      )
-      SELECT d.run_id::text AS run_id, b.n AS backlog, d.started_at, d.dispatched_at, d.not_before,
+      )`,
+    select: Prisma.sql`SELECT d.run_id::text AS run_id, b.n AS backlog, d.started_at, d.dispatched_at, d.not_before,
         ${isBacklogLow(Prisma.sql`b.n`, Prisma.sql`r.max_concurrent_attempts`)} AS refill
       FROM done d JOIN runs r ON r.id = d.run_id,
         -- an aggregate in the lateral, not a scalar subquery: Postgres copied that into both
@@ -106,14 +96,79 @@ export async function fastFinalize(
         -- were just written, so not all-visible), ~100 of a result's ~145 shared blocks at 100 x 8
         LATERAL (SELECT count(*)::int AS n FROM (SELECT 1 FROM ${runBacklogRows(Prisma.sql`d.run_id`)}
           LIMIT greatest(r.max_concurrent_attempts / 4 + 1, 1)) c) b`,
-  );
-  const row = rows[0];
-  if (!row) return null;
+  };
+}
+
+interface FastResultRow {
+  run_id: string;
+  backlog: number;
+  refill: boolean;
+  started_at: Date | null;
+  dispatched_at: Date | null;
+  not_before: Date | null;
+}
+
+function fastResultOf(row: FastResultRow, outcome: 'passed' | 'failed'): FastResult {
   return {
     runId: row.run_id,
-    outcome: result.outcome,
+    outcome,
     backlog: row.backlog,
     refill: row.refill,
     times: { startedAt: row.started_at, dispatchedAt: row.dispatched_at, notBefore: row.not_before },
   };
+}
+
+/** Writes the result if it is the common case (see the top of this file); null otherwise. */
+export async function fastFinalize(
+  db: Db,
+  attemptId: string,
+  runId: string,
+  token: number,
+  tryNumber: number,
+  result: ExecutionResult,
+  workerId: string,
+): Promise<FastResult | null> {
+  if (!fastResultApplies(result)) return null;
+  const { ctes, select } = fastResultParts(attemptId, runId, token, tryNumber, result, workerId);
+  const rows = await queryGeneric<FastResultRow>(db, Prisma.sql`WITH ${ctes} ${select}`);
+  const row = rows[0];
+  return row ? fastResultOf(row, result.outcome) : null;
+}
+
+/** What to claim for the slot a fast result frees (claim.ts). */
+export interface NextClaim {
+  holder: { workerId: string; leaseMs: number };
+  /** what is free on the worker once this result is written */
+  room: ClaimRoom;
+  skip: readonly string[];
+}
+
+/**
+ * fastFinalize, and in the same statement the claim of the next attempt for the slot it frees:
+ * one round trip and one transaction where a result and the next start were two (a round trip
+ * alone cost ~1.4 ms of CPU a start across the worker and Postgres at 100 x 8, bench/
+ * dispatch-scale.ts). Nothing is claimed unless the result is written. Null: the result is not
+ * the common case (the caller writes it with finalizeAttempt, and claims as usual).
+ */
+export async function fastFinalizeAndClaim(
+  db: Db,
+  attemptId: string,
+  runId: string,
+  token: number,
+  tryNumber: number,
+  result: ExecutionResult,
+  workerId: string,
+  next: NextClaim,
+): Promise<(FastResult & { next: Claim | null }) | null> {
+  if (!fastResultApplies(result)) return null;
+  const { ctes, select } = fastResultParts(attemptId, runId, token, tryNumber, result, workerId);
+  const rows = await queryGeneric<FastResultRow & { next: ClaimRow | null }>(
+    db,
+    Prisma.sql`WITH ${ctes}, result AS (${select}),
+      ${claimCtes(next.holder, next.room, next.skip, Prisma.sql`EXISTS (SELECT 1 FROM done)`)},
+      claim AS (${CLAIM_SELECT})
+    SELECT w.*, to_jsonb(c) AS next FROM result w LEFT JOIN claim c ON TRUE`,
+  );
+  const row = rows[0];
+  return row ? { ...fastResultOf(row, result.outcome), next: claimOfRow(row.next) } : null;
 }

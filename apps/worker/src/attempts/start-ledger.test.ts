@@ -7,6 +7,9 @@ describe('start ledger', () => {
     ledger.hold('a', { cpus: 1.5, memoryMb: 512, gpus: 0 });
     ledger.hold('b', { cpus: 2, memoryMb: 1024, gpus: 0 });
     expect(ledger.free()).toEqual({ cpus: 0.5, memoryMb: 512 });
+    // what is free once `a`'s result is written (a result claiming the slot's next attempt)
+    expect(ledger.freeWithout('a')).toEqual({ cpus: 2, memoryMb: 1024 });
+    expect(ledger.free()).toEqual({ cpus: 0.5, memoryMb: 512 });
     ledger.release('a');
     expect(ledger.free()).toEqual({ cpus: 2, memoryMb: 1024 });
     ledger.release('missing');

@@ -3,7 +3,8 @@
 // while nothing fits and wakes when a dispatcher pass announces a hand-out (attemptsReadyChannel),
 // when one of its own executions ends, or after IDLE_LOOK_MS at the latest, so a lost announcement
 // only delays a start. While the Docker engine is down it claims nothing (engine-monitor.ts).
-// An execution whose result did not refill its slot wakes its run's dispatcher.
+// An execution whose result did not refill its slot wakes its run's dispatcher. A fast result
+// claims its slot's next attempt in the same statement (setHandoff), as this loop would.
 import { attemptsReadyChannel, runStopChannel } from '@osmosis/contracts';
 import { enqueueRunDispatch } from '@osmosis/queues';
 import { dispatchRun } from '../attempts/dispatch.ts';
@@ -70,9 +71,39 @@ export const attemptModule: QueueModule = {
       );
     }
 
+    // attempts acquireLease passed on, left to other workers until the time given
+    const passedOn = new Map<string, number>();
+    function skipList(): string[] {
+      const now = Date.now();
+      for (const [id, until] of passedOn) if (until <= now) passedOn.delete(id);
+      return [...passedOn.keys()];
+    }
+
+    /** A claim's outcome: an execution the module follows, or an attempt left to others a while. */
+    function follow(claimed: Exclude<Claimed, null>): void {
+      if (claimed.kind === 'passed') {
+        passedOn.set(claimed.attemptId, Date.now() + PASSED_ON_MS);
+        return;
+      }
+      const after = afterExecution(claimed).finally(() => finishing.delete(after));
+      finishing.add(after);
+    }
+
+    // a slot's fast result claims the slot's next attempt in its own statement (fast-lease.ts
+    // fastFinalizeAndClaim) whenever this loop would claim one for it: one round trip a start fewer
+    processor.setHandoff({
+      want: () =>
+        stopping ||
+        ctx.shutdown.aborted ||
+        ctx.engine?.available() === false ||
+        // the attempt whose result is written still counts: its slot is the one handed on
+        processor.inFlight.size > config.concurrency
+          ? null
+          : skipList(),
+      claimed: follow,
+    });
+
     async function claimLoop(): Promise<void> {
-      // attempts acquireLease passed on, left to other workers until the time given
-      const passedOn = new Map<string, number>();
       let backoff = 250;
       let failing = false;
       while (!stopping && !ctx.shutdown.aborted) {
@@ -83,11 +114,9 @@ export const attemptModule: QueueModule = {
           await wake.wait(IDLE_LOOK_MS);
           continue;
         }
-        const now = Date.now();
-        for (const [id, until] of passedOn) if (until <= now) passedOn.delete(id);
         let claimed: Claimed;
         try {
-          claimed = await processor.claimNext([...passedOn.keys()]);
+          claimed = await processor.claimNext(skipList());
           backoff = 250;
           if (failing) logger.info('claiming attempts again');
           failing = false;
@@ -102,14 +131,8 @@ export const attemptModule: QueueModule = {
           backoff = Math.min(backoff * 2, MAX_CLAIM_BACKOFF_MS);
           continue;
         }
-        if (claimed === null) {
-          await wake.wait(IDLE_LOOK_MS);
-        } else if (claimed.kind === 'passed') {
-          passedOn.set(claimed.attemptId, Date.now() + PASSED_ON_MS);
-        } else {
-          const after = afterExecution(claimed).finally(() => finishing.delete(after));
-          finishing.add(after);
-        }
+        if (claimed === null) await wake.wait(IDLE_LOOK_MS);
+        else follow(claimed);
       }
     }
 

@@ -20,11 +20,11 @@
 //   released so another worker re-runs them at once.
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch, enqueueRunRefill } from '@osmosis/queues';
-import { claimAttempt, markRunRunning } from '../attempts/claim.ts';
+import { type Claim, claimAttempt, type FreeCapacity, markRunRunning } from '../attempts/claim.ts';
 import { announcePicked, type Picked } from '../attempts/dispatch.ts';
 import { type ExecutionRow, loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
-import { type FastResult, fastFinalize } from '../attempts/fast-lease.ts';
+import { type FastResult, fastFinalize, fastFinalizeAndClaim } from '../attempts/fast-lease.ts';
 import { type AcquireResult, acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
 import { recordDiscardedExecution, requeueAttempt } from '../attempts/lease-handback.ts';
 import { createLeaseRenewer } from '../attempts/lease-renewal.ts';
@@ -62,6 +62,23 @@ export type Claimed =
   | { kind: 'passed'; attemptId: string; runId: string; reason: string }
   /** no handed-out attempt that fits waits */
   | null;
+
+/** What a claim took, inside the ledger's turn (the lease, and the execution's rows if the claim read them). */
+interface Taken {
+  attemptId: string;
+  runId: string;
+  lease: AcquireResult;
+  execution: ExecutionRow | undefined;
+  runLeftQueued: boolean;
+}
+
+/** The attempt module's side of a slot's hand-off from a result to the next claim. */
+export interface Handoff {
+  /** the attempts to skip if a result may claim the next attempt for its slot now; null: not now */
+  want(): readonly string[] | null;
+  /** an attempt a result claimed: started (the module follows it as its own claims) or passed on */
+  claimed(claimed: Exclude<Claimed, null>): void;
+}
 
 export class AttemptAborted extends Error {
   readonly reason: AbortReason;
@@ -105,44 +122,50 @@ export function createAttemptProcessor(ctx: WorkerContext) {
   }
 
   /**
-   * Claims the next attempt that fits what this worker has free and starts executing it: the
-   * execution's outcome is `done`. `passed`: acquireLease said the claimed attempt is not for this
-   * worker now (the caller skips it for a while); null: none waits.
+   * The attempt module's side of a slot's hand-off (setHandoff): whether a result may claim the
+   * next attempt for the slot it frees (the attempts to skip; null: not now), and where an attempt
+   * claimed that way goes.
    */
-  async function claimNext(skip: readonly string[]): Promise<Claimed> {
-    const room = { gpus: holder.capacity ? holder.capacity.gpuIds.length : Number.POSITIVE_INFINITY };
-    const taken = await ledger.serial(async () => {
-      const claim = await claimAttempt(db, holder, { ...ledger.free(), ...room }, skip);
-      if (!claim) return null;
-      if (claim.kind === 'started') {
-        const { start } = claim;
-        ledger.hold(claim.attemptId, start.needs);
-        const lease: Acquired = {
-          kind: 'acquired',
-          token: start.token,
-          tryNumber: start.tryNumber,
-          needs: start.needs,
-          gpuIds: [],
-        };
-        return {
-          attemptId: claim.attemptId,
-          runId: start.runId,
-          lease,
-          execution: start.execution,
-          runLeftQueued: start.runLeftQueued,
-        };
-      }
-      const lease = await acquireLease(db, claim.attemptId, holder);
-      if (lease.kind === 'acquired') ledger.hold(claim.attemptId, lease.needs);
+  let handoff: Handoff | null = null;
+
+  /** What this worker's claims may take: its free capacity (or that plus one attempt's) and GPUs. */
+  function roomOf(free: FreeCapacity) {
+    return { ...free, gpus: holder.capacity ? holder.capacity.gpuIds.length : Number.POSITIVE_INFINITY };
+  }
+
+  /** Inside the ledger's turn: what a claim took becomes an acquired lease on the ledger, or a pass. */
+  async function take(claim: Claim): Promise<Taken> {
+    if (claim.kind === 'started') {
+      const { start } = claim;
+      ledger.hold(claim.attemptId, start.needs);
+      const lease: Acquired = {
+        kind: 'acquired',
+        token: start.token,
+        tryNumber: start.tryNumber,
+        needs: start.needs,
+        gpuIds: [],
+      };
       return {
         attemptId: claim.attemptId,
-        runId: claim.runId,
+        runId: start.runId,
         lease,
-        execution: undefined,
-        runLeftQueued: false,
+        execution: start.execution,
+        runLeftQueued: start.runLeftQueued,
       };
-    });
-    if (!taken) return null;
+    }
+    const lease = await acquireLease(db, claim.attemptId, holder);
+    if (lease.kind === 'acquired') ledger.hold(claim.attemptId, lease.needs);
+    return {
+      attemptId: claim.attemptId,
+      runId: claim.runId,
+      lease,
+      execution: undefined,
+      runLeftQueued: false,
+    };
+  }
+
+  /** After the ledger's turn: starts executing what was taken, or says it was passed on. */
+  function begin(taken: Taken): Exclude<Claimed, null> {
     const { attemptId, runId, lease, execution, runLeftQueued } = taken;
     if (runLeftQueued) {
       // the run's first start found its row held: mark it now, in a transaction of its own (the
@@ -156,6 +179,68 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       return { kind: 'passed', attemptId, runId, reason: lease.reason };
     }
     return { kind: 'started', attemptId, runId, done: execute(attemptId, runId, lease, execution) };
+  }
+
+  /**
+   * Claims the next attempt that fits what this worker has free and starts executing it: the
+   * execution's outcome is `done`. `passed`: acquireLease said the claimed attempt is not for this
+   * worker now (the caller skips it for a while); null: none waits.
+   */
+  async function claimNext(skip: readonly string[]): Promise<Claimed> {
+    const taken = await ledger.serial(async () => {
+      const claim = await claimAttempt(db, holder, roomOf(ledger.free()), skip);
+      return claim ? await take(claim) : null;
+    });
+    return taken ? begin(taken) : null;
+  }
+
+  /**
+   * Writes a fast result (fast-lease.ts) and, when the attempt module wants it, claims the next
+   * attempt for the slot in the same statement (fastFinalizeAndClaim), inside the ledger's turn:
+   * the room is what is free once this attempt's hold ends. What that claim took starts before
+   * this execution leaves `inFlight`, so the slot is never seen free in between.
+   */
+  async function writeFastResult(entry: InFlight, token: number, result: ExecutionResult) {
+    const { attemptId, runId, tryNumber } = entry;
+    const skip = handoff?.want() ?? null;
+    if (!handoff || skip === null) {
+      return fastFinalize(db, attemptId, runId, token, tryNumber, result, config.workerId);
+    }
+    const written = await ledger.serial(async () => {
+      const room = roomOf(ledger.freeWithout(attemptId));
+      const fast = await fastFinalizeAndClaim(
+        db,
+        attemptId,
+        runId,
+        token,
+        tryNumber,
+        result,
+        config.workerId,
+        {
+          holder,
+          room,
+          skip,
+        },
+      );
+      if (!fast) return null;
+      // its reservation ended with the result: the next attempt may hold it now
+      ledger.release(attemptId);
+      // the result is written whatever becomes of the claim: a candidate acquireLease could not
+      // take (a database error) stays in line for the next claim, and never fails this write
+      const taken = fast.next
+        ? await take(fast.next).catch((error: unknown) => {
+            logger.warn(
+              { attemptId: fast.next?.attemptId, err: errorMessage(error) },
+              'could not take the claimed attempt',
+            );
+            return null;
+          })
+        : null;
+      return { fast, taken };
+    });
+    if (!written) return null;
+    if (written.taken) handoff.claimed(begin(written.taken));
+    return written.fast;
   }
 
   async function execute(
@@ -354,10 +439,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
           // over the hand-back limit: written as an ordinary error below (retries apply)
           handBack = null;
         }
-        const fast =
-          handBack === null
-            ? await fastFinalize(db, attemptId, entry.runId, token, entry.tryNumber, result, config.workerId)
-            : null;
+        const fast = handBack === null ? await writeFastResult(entry, token, result) : null;
         if (fast) return await afterFastResult(entry, result, fast);
         const written = await finalizeAttempt(db, attemptId, token, result, options);
         ctx.database.succeeded();
@@ -483,6 +565,10 @@ export function createAttemptProcessor(ctx: WorkerContext) {
   return {
     inFlight,
     claimNext,
+    /** Lets a slot's fast result claim its next attempt in the same statement (attempt-module.ts). */
+    setHandoff(next: Handoff | null) {
+      handoff = next;
+    },
     /** Aborts this process's running attempts of a stopped run (the API's stop announcement). */
     abortRun(runId: string): number {
       let n = 0;
