@@ -7,7 +7,8 @@
 // ours, of a `running` run with no budget that still has queued attempts (so this result cannot
 // be its last: completion is not this statement's to decide). It does not refill the slot: it
 // says whether the run's handed-out backlog runs low (backlogLow, @osmosis/db) and the caller
-// dispatches only then, so a big run is topped up in batches, not once per result.
+// dispatches only then, so a big run is topped up in batches, not once per result. It may claim
+// the slot's next attempt in the same statement (fastFinalizeAndClaim, claim.ts's claimCtes).
 //
 // It does not lock the run's row, only the attempt's (as the claim; claim.ts says why): a stop that
 // commits first made the run `stopped` (null: finalizeAttempt writes it); a dispatcher counts the

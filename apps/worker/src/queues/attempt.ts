@@ -4,7 +4,8 @@
 // run's dispatcher. The claim starts the common case itself (attempts/claim.ts) and the result
 // takes the fast path (attempts/fast-lease.ts) when it is the common case, else lease.ts; this
 // worker's claims are serial against its own ledger (start-ledger.ts). The loop that claims while
-// slots are free is attempt-module.ts.
+// slots are free is attempt-module.ts; a fast result claims its slot's next attempt in the same
+// statement when that loop would (the hand-off, writeFastResult).
 //
 // Faults (docs/security.md "Faults"):
 // - the Docker engine unavailable (the executor says `engine_unavailable`, or the worker saw the
