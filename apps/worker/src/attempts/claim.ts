@@ -13,8 +13,9 @@
 // A run's first start also marks the run `running` (with its `run.running` event), unless another
 // transaction holds the run's row right then (SKIP LOCKED: waiting there while holding the
 // attempt's row would invert the order every other writer takes them in); the claim then says so
-// (`runLeftQueued`) and the caller marks it after, in a transaction of its own (markRunRunning). (Sent to acquireLease instead, every claim of a run's first batch queued behind
-// the run's row: half the claims at 100 x 8 once runs were served side by side.) Anything else —
+// (`runLeftQueued`) and the caller marks it after, in a transaction of its own (markRunRunning).
+// (Sent to acquireLease instead, every claim of a run's first batch queued behind the run's row:
+// half the claims at 100 x 8 once runs were served side by side.) Anything else —
 // a budget, a GPU, a run that no longer accepts work — comes back as a `candidate`, and the caller
 // runs acquireLease (lease.ts, the whole truth), which may also say it is not for this worker (the
 // caller then skips it for a while).

@@ -8,10 +8,11 @@
 // time: idle workers also look every second.
 //
 // Fairness: a handed-out attempt's place in line (in_line_at) is its hand-out time plus 100 ms for
-// each slot of its number (LINE_MS_PER_SLOT): its slot within its run (1 = the run's first in-flight attempt) plus its
-// slot within its workspace (dispatch-sql.ts). Workers claim the earliest first, so a run's or a
-// workspace's first slots are served before others' later ones — a later small run is not starved
-// by a big one — and, being a time, no attempt waits for ever behind newer ones.
+// each slot of its number (LINE_MS_PER_SLOT): its slot within its run (1 = the run's first
+// in-flight attempt) plus its slot within its workspace (dispatch-sql.ts). Workers claim the
+// earliest first, so a run's or a workspace's first slots are served before others' later ones —
+// a later small run is not starved by a big one — and, being a time, no attempt waits for ever
+// behind newer ones.
 //
 // One round trip (dispatch-one-trip.ts): dispatchRun sends a common run's pass as one message
 // (its locks are never held across the client's round trips) and runs pickForRun below for the

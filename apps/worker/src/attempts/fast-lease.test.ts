@@ -5,7 +5,7 @@
 import type { ExecutionResult } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
-import { claimOnly, handedOutRun, writtenOf } from '../testing/claims.ts';
+import { claimOnly, handedOutRun, othersInLine, writtenOf } from '../testing/claims.ts';
 import { fastFinalize, fastFinalizeAndClaim } from './fast-lease.ts';
 import { finalizeAttempt } from './lease.ts';
 import { completeEndedRuns } from './run-completion.ts';
@@ -42,15 +42,6 @@ const RESULT: ExecutionResult = {
   ],
   events: [{ level: 'info', step: 'verifier', message: 'verifier exited 0' }],
 };
-
-/** The handed-out attempts waiting but `id`: a claim skipping them takes `id` or nothing. */
-async function othersThan(id: string): Promise<string[]> {
-  const rows = await tdb.db.attempt.findMany({
-    where: { status: 'queued', dispatchedAt: { not: null }, id: { not: id } },
-    select: { id: true },
-  });
-  return rows.map((r) => r.id);
-}
 
 /** Starts a handed-out attempt of a running run by a claim; its lease token. */
 async function claimed(attemptId: string): Promise<number> {
@@ -108,7 +99,7 @@ describe('fast result', () => {
       {
         holder,
         room: { cpus: 8, memoryMb: 8192, gpus: 0 },
-        skip: await othersThan(nextTogether),
+        skip: await othersInLine(tdb.db, nextTogether),
       },
     );
     expect(both).toMatchObject({
@@ -124,7 +115,11 @@ describe('fast result', () => {
     const { runId, attemptIds } = await handedOutRun(tdb.db, 2);
     const [running, waiting] = attemptIds as [string, string];
     const token = await claimed(running);
-    const next = { holder, room: { cpus: 8, memoryMb: 8192, gpus: 0 }, skip: await othersThan(waiting) };
+    const next = {
+      holder,
+      room: { cpus: 8, memoryMb: 8192, gpus: 0 },
+      skip: await othersInLine(tdb.db, waiting),
+    };
     // a stale token, and an errored result (lease.ts decides retries): nothing written, nothing claimed
     expect(
       await fastFinalizeAndClaim(tdb.db, running, runId, 99, 1, RESULT, holder.workerId, next),

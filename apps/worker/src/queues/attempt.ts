@@ -203,8 +203,9 @@ export function createAttemptProcessor(ctx: WorkerContext) {
    */
   async function writeFastResult(entry: InFlight, token: number, result: ExecutionResult) {
     const { attemptId, runId, tryNumber } = entry;
-    const skip = handoff?.want() ?? null;
-    if (!handoff || skip === null) {
+    const handing = handoff;
+    const skip = handing?.want() ?? null;
+    if (!handing || skip === null) {
       return fastFinalize(db, attemptId, runId, token, tryNumber, result, config.workerId);
     }
     const written = await ledger.serial(async () => {
@@ -240,7 +241,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       return { fast, taken };
     });
     if (!written) return null;
-    if (written.taken) handoff.claimed(begin(written.taken));
+    if (written.taken) handing.claimed(begin(written.taken));
     return written.fast;
   }
 

@@ -26,6 +26,15 @@ export async function stampNeeds(db: Db, runId: string): Promise<void> {
     FROM tasks t WHERE t.id = a.task_id AND a.run_id = ${runId}::uuid`;
 }
 
+/** The handed-out attempts waiting but `attemptId`: a claim that skips them takes it or nothing. */
+export async function othersInLine(db: Db, attemptId: string): Promise<string[]> {
+  const others = await db.attempt.findMany({
+    where: { status: 'queued', dispatchedAt: { not: null }, id: { not: attemptId } },
+    select: { id: true },
+  });
+  return others.map((o) => o.id);
+}
+
 /** claimAttempt with every other handed-out attempt skipped: it takes this one or nothing. */
 export async function claimOnly(
   db: Db,
@@ -33,16 +42,7 @@ export async function claimOnly(
   holder: { workerId: string; leaseMs: number },
   room: ClaimRoom = ROOMY,
 ): Promise<Claim | null> {
-  const others = await db.attempt.findMany({
-    where: { status: 'queued', dispatchedAt: { not: null }, id: { not: attemptId } },
-    select: { id: true },
-  });
-  return claimAttempt(
-    db,
-    holder,
-    room,
-    others.map((o) => o.id),
-  );
+  return claimAttempt(db, holder, room, await othersInLine(db, attemptId));
 }
 
 /** What an attempt row and its events and artifacts hold, without ids and times. */
