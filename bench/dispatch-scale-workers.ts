@@ -2,9 +2,10 @@
 // BullMQ attempt and run-dispatch workers, presence loop, leases and reservations) sharing this
 // process's own Prisma pool, with a stand-in executor that only sleeps. The first worker of the
 // first process also runs the reconciler. Prints one JSON line `{"ready":n}` once every worker
-// is up; on SIGTERM closes them and prints `{"cpu":{user,system},"pool":n}` (seconds) before
-// exiting, so the parent can put this process's CPU beside the others' (counted from SIGUSR1,
-// the start of the measured window).
+// is up; on SIGTERM prints `{"turns":[[attempt, called, returned], …]}` (the executions of the
+// window: when the stand-in executor was called and returned, ms), closes the workers and prints
+// `{"cpu":{user,system}}` (seconds) before exiting, so the parent can put this process's CPU
+// beside the others' (counted from SIGUSR1, the start of the measured window).
 import { parseArgs } from 'node:util';
 import { createDb } from '@osmosis/db';
 import { workerConfig } from '../apps/worker/src/config.ts';
@@ -39,6 +40,13 @@ const modules = QUEUE_MODULES.filter((m) =>
 const reconciler = QUEUE_MODULES.filter((m) => m.name === 'reconciler');
 const logger = testLogger();
 let cpu0 = process.cpuUsage();
+/**
+ * executions that began in the measured window: [attempt id, executor called, executor returned]
+ * (ms); the parent puts them beside the attempts' started_at and finished_at (a slot's turn)
+ */
+const turns: [string, number, number][] = [];
+const MAX_TURNS = 20_000;
+let measuring = false;
 const workers: RunningWorker[] = [];
 for (let i = 0; i < Number(args.count); i++) {
   const config = workerConfig({
@@ -60,8 +68,10 @@ for (let i = 0; i < Number(args.count); i++) {
       engineProbe: null,
       taskFiles: async () => '/nonexistent',
       modules: index === 0 && i === 0 ? [...modules, ...reconciler] : modules,
-      executor: async () => {
+      executor: async (execution) => {
+        const called = Date.now();
         await new Promise((r) => setTimeout(r, SLEEP_MIN + Math.random() * (SLEEP_MAX - SLEEP_MIN)));
+        if (measuring && turns.length < MAX_TURNS) turns.push([execution.attemptId, called, Date.now()]);
         return { outcome: 'passed', reward: 1 };
       },
     }),
@@ -72,9 +82,12 @@ process.stdout.write(`${JSON.stringify({ ready: workers.length })}\n`);
 // the measured window starts: CPU is counted from here
 process.on('SIGUSR1', () => {
   cpu0 = process.cpuUsage();
+  measuring = true;
 });
 process.on('SIGTERM', async () => {
   const cpu = process.cpuUsage(cpu0);
+  measuring = false;
+  process.stdout.write(`${JSON.stringify({ turns })}\n`);
   await Promise.allSettled(workers.map((w) => w.close()));
   await db.$disconnect();
   process.stdout.write(`${JSON.stringify({ cpu: { user: cpu.user / 1e6, system: cpu.system / 1e6 } })}\n`);

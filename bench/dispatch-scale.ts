@@ -141,6 +141,37 @@ async function topStatements(db: ReturnType<typeof createDb>) {
     ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`;
 }
 
+/**
+ * Where a slot's turn goes (means, ms): from an attempt's start (started_at, the claim's
+ * transaction) to the executor's call, the execution, and from its return to the result
+ * (finished_at, the result's transaction, which also starts the slot's next attempt). `turns`:
+ * what the workers recorded of executions begun in the window.
+ */
+async function slotTurns(db: ReturnType<typeof createDb>, turns: [string, number, number][]) {
+  if (turns.length === 0) return null;
+  const [row] = await db.$queryRaw<
+    { n: number; turn: number; to_executor: number; executing: number; to_result: number }[]
+  >`
+    SELECT count(*)::int AS n,
+      avg(extract(epoch FROM a.finished_at - a.started_at) * 1000)::float8 AS turn,
+      avg(t.called - extract(epoch FROM a.started_at) * 1000)::float8 AS to_executor,
+      avg(t.returned - t.called)::float8 AS executing,
+      avg(extract(epoch FROM a.finished_at) * 1000 - t.returned)::float8 AS to_result
+    FROM unnest(${turns.map((t) => t[0])}::uuid[], ${turns.map((t) => t[1])}::float8[],
+      ${turns.map((t) => t[2])}::float8[]) AS t(id, called, returned)
+    JOIN attempts a ON a.id = t.id
+    WHERE a.status = 'finished' AND a.started_at IS NOT NULL`;
+  if (!row || row.n === 0) return null;
+  const ms = (n: number) => n.toFixed(1);
+  return {
+    n: row.n,
+    turn: ms(row.turn),
+    toExecutor: ms(row.to_executor),
+    executing: ms(row.executing),
+    toResult: ms(row.to_result),
+  };
+}
+
 interface Child {
   proc: ChildProcess;
   lines: AsyncIterator<string>;
@@ -281,13 +312,16 @@ async function main() {
     const redisSeconds = (await redisCpu(redis)) - redisCpu0;
     const cpuSeconds = cpu.mark();
     cpu.stop();
+    const turns: [string, number, number][] = [];
     const childCpu = await Promise.all(
       children.map(async (child) => {
         child.proc.kill('SIGTERM');
+        turns.push(...((await nextMessage(child, 'turns')).turns as [string, number, number][]));
         const { cpu } = (await nextMessage(child, 'cpu')) as { cpu: { user: number; system: number } };
         return cpu.user + cpu.system;
       }),
     );
+    const turn = await slotTurns(db, turns);
     const shares = await db.$queryRaw<{ workspace: string; started: number }[]>`
       SELECT r.workspace_id::text AS workspace, count(*)::int AS started
       FROM attempts a JOIN runs r ON r.id = a.run_id
@@ -321,6 +355,10 @@ async function main() {
     );
     // what one start costs in CPU, and so the cores the aim's rate would keep busy (the machine's
     // own ceiling when that is more than it has)
+    if (turn)
+      console.log(
+        `slot turn               ${turn.turn} ms from start to result (${turn.n} attempts begun and ended in the window): start → executor ${turn.toExecutor}, executor ${turn.executing}, executor → result ${turn.toResult} (means; the stand-in sleeps ${(SLEEP_MIN + SLEEP_MAX) / 2} ms on average)`,
+      );
     const workerSeconds = childCpu.reduce((a, b) => a + b, 0);
     const msPerStart = (seconds: number) => (seconds * 1000) / Math.max(1, started);
     const cpuPerStart =

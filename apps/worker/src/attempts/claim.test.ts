@@ -333,4 +333,38 @@ describe('the claim plan', () => {
     // and it takes the first in line
     expect((await claimAttempt(db, holder, ROOMY))?.attemptId).toBe(first);
   });
+
+  it("reads a first start's run by its key, however many runs are queued beside it", async () => {
+    const db = fresh.db;
+    // statistics taken while no run was queued (Postgres then expects one queued run at most)...
+    const { runId } = await handedOutRun(db, 2, 'queued');
+    await db.$executeRaw`INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config,
+        selection, task_count, attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries,
+        pass_threshold, created_by_id)
+      SELECT gen_random_uuid(), workspace_id, benchmark_id, name || g, 'finished', config_toml, config, selection,
+        task_count, attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries, pass_threshold,
+        created_by_id
+      FROM runs, generate_series(1, 2000) g WHERE id = ${runId}::uuid`;
+    await db.$executeRawUnsafe('ANALYZE runs');
+    // ...then 400 runs wait in the queue (a backlog of runs behind their workspaces' limits)
+    await db.$executeRaw`UPDATE runs SET status = 'queued'
+      WHERE id IN (SELECT id FROM runs WHERE status = 'finished' LIMIT 400)`;
+    const rows = await queryGeneric<{ 'QUERY PLAN': string }>(
+      db,
+      Prisma.sql`EXPLAIN ${claimStatement(holder, ROOMY, [])}`,
+    );
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    // the run's row is found from the attempt just started, by its key: never a walk of every
+    // queued run (for each queued run, once per claim: 40 queued runs were half of a claim's
+    // blocks at 100 x 8, bench/dispatch-scale.ts)
+    const firstStart = plan.slice(plan.indexOf('CTE first_start'), plan.indexOf('CTE run_event'));
+    expect(firstStart).toContain('runs_pkey');
+    expect(firstStart).not.toMatch(/runs_status_idx|Seq Scan/);
+    // and the first start still marks its run running
+    const [attemptId] = (await handedOutRun(db, 1, 'queued')).attemptIds as [string];
+    const claim = await claimOnly(db, attemptId, holder);
+    expect(claim?.kind).toBe('started');
+    const started = await db.attempt.findUniqueOrThrow({ where: { id: attemptId }, select: { runId: true } });
+    expect((await db.run.findUniqueOrThrow({ where: { id: started.runId } })).status).toBe('running');
+  });
 });

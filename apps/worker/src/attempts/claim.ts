@@ -116,11 +116,15 @@ export function claimCtes(
     ), event AS (
       ${startedEventInsert(Prisma.sql`started`, holder.workerId)}
     ), first_start AS (
+      -- the run by its key (the started attempt's, a parameter of the plan). The status is compared
+      -- as text so runs_status_idx cannot serve it: with statistics that expect no queued run, the
+      -- generic plan walked every queued run, and again for each of them (40 queued runs were half
+      -- of a claim's blocks at 100 x 8, bench/dispatch-scale.ts; claim.test "the claim plan")
       UPDATE runs r SET status = 'running', started_at = now()
-      WHERE r.id IN (
-        SELECT q.id FROM runs q JOIN started s ON q.id = s.run_id WHERE q.status = 'queued'
+      WHERE r.id = (
+        SELECT q.id FROM runs q WHERE q.id = (SELECT s.run_id FROM started s) AND q.status::text = 'queued'
         FOR NO KEY UPDATE OF q SKIP LOCKED)
-        AND r.status = 'queued'
+        AND r.status::text = 'queued'
       RETURNING r.id
     ), run_event AS (
       ${runStartedEventInsert(Prisma.sql`first_start`)}

@@ -3,10 +3,11 @@
 // stopped run and a run's last attempts. The reconciler's sweep ends a run whose attempts all
 // ended. (The claim's start, compared the same way with lease.ts's: claim.test.ts.)
 import type { ExecutionResult } from '@osmosis/contracts';
+import { Prisma, queryGeneric } from '@osmosis/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
 import { claimOnly, handedOutRun, othersInLine, writtenOf } from '../testing/claims.ts';
-import { fastFinalize, fastFinalizeAndClaim } from './fast-lease.ts';
+import { fastFinalize, fastFinalizeAndClaim, fastResultStatement } from './fast-lease.ts';
 import { finalizeAttempt } from './lease.ts';
 import { completeEndedRuns } from './run-completion.ts';
 
@@ -223,5 +224,48 @@ describe('fast result', () => {
     const finished = await tdb.db.runEvent.findMany({ where: { runId: ended.runId, step: 'run.finished' } });
     expect(finished).toHaveLength(1);
     expect(await completeEndedRuns(tdb.db)).toBe(0);
+  });
+});
+
+describe('the plan', () => {
+  let fresh: TestDatabase;
+  beforeAll(async () => {
+    fresh = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await fresh?.drop();
+  });
+
+  it('finds the attempt and its run by their keys, however many runs and attempts are running', async () => {
+    const db = fresh.db;
+    const { runId, attemptIds } = await handedOutRun(db, 2);
+    const [attemptId] = attemptIds as [string];
+    // statistics taken while nothing was running (Postgres then expects one running row at most)...
+    await db.$executeRaw`INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config,
+        selection, task_count, attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries,
+        pass_threshold, created_by_id)
+      SELECT gen_random_uuid(), workspace_id, benchmark_id, name || g, 'finished', config_toml, config, selection,
+        task_count, attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries, pass_threshold,
+        created_by_id
+      FROM runs, generate_series(1, 2000) g WHERE id = ${runId}::uuid`;
+    await db.$executeRaw`INSERT INTO attempts (id, run_id, agent_id, task_id, index, status)
+      SELECT gen_random_uuid(), run_id, agent_id, task_id, g, 'finished'
+      FROM attempts, generate_series(10, 5009) g WHERE id = ${attemptId}::uuid`;
+    await db.$executeRawUnsafe('ANALYZE runs');
+    await db.$executeRawUnsafe('ANALYZE attempts');
+    // ...then 400 runs run, and this worker holds 2 000 attempts
+    await db.$executeRaw`UPDATE runs SET status = 'running'
+      WHERE id IN (SELECT id FROM runs WHERE status = 'finished' LIMIT 400)`;
+    await db.$executeRaw`UPDATE attempts SET status = 'running', lease_owner = ${holder.workerId}
+      WHERE id IN (SELECT id FROM attempts WHERE status = 'finished' LIMIT 2000)`;
+    const rows = await queryGeneric<{ 'QUERY PLAN': string }>(
+      db,
+      Prisma.sql`EXPLAIN ${fastResultStatement(attemptId, runId, 1, 1, { outcome: 'passed', reward: 1 }, holder.workerId)}`,
+    );
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    const target = plan.slice(plan.indexOf('CTE target'), plan.indexOf('CTE done'));
+    expect(target).toContain('attempts_pkey');
+    expect(target).toContain('runs_pkey');
+    expect(target).not.toMatch(/runs_status_idx|attempts_open_idx|Seq Scan/);
   });
 });

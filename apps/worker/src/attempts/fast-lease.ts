@@ -65,9 +65,14 @@ function fastResultParts(
   const artifacts = result.artifacts ?? [];
   return {
     ctes: Prisma.sql`target AS (
+        -- both rows by their keys. The statuses are compared as text so that neither
+        -- runs_status_idx nor attempts_open_idx (status, lease_owner) can serve them: with
+        -- statistics that expect no running run or attempt, the generic plan walked every running
+        -- run and every attempt the worker holds for each result (fast-lease.test "the plan")
         SELECT a.id FROM runs r JOIN attempts a ON a.run_id = r.id
         WHERE a.id = ${attemptId}::uuid AND a.run_id = ${runId}::uuid AND a.lease_token = ${token}
-          AND a.lease_owner = ${workerId} AND a.status = 'running' AND r.status = 'running' AND r.max_cost_usd IS NULL
+          AND a.lease_owner = ${workerId} AND a.status::text = 'running' AND r.status::text = 'running'
+          AND r.max_cost_usd IS NULL
           -- the run as a parameter, not a.run_id: correlated, the generic plan made this a semi-join
           -- that read every attempt of the run through a bitmap (4 000 rows, about 1 ms a result at
           -- 100 x 8); uncorrelated it is one index probe, run once
@@ -119,6 +124,19 @@ function fastResultOf(row: FastResultRow, outcome: 'passed' | 'failed'): FastRes
   };
 }
 
+/** The fast result's statement alone (exported so a test can read its plan). */
+export function fastResultStatement(
+  attemptId: string,
+  runId: string,
+  token: number,
+  tryNumber: number,
+  result: ExecutionResult & { outcome: 'passed' | 'failed' },
+  workerId: string,
+): Prisma.Sql {
+  const { ctes, select } = fastResultParts(attemptId, runId, token, tryNumber, result, workerId);
+  return Prisma.sql`WITH ${ctes} ${select}`;
+}
+
 /** Writes the result if it is the common case (see the top of this file); null otherwise. */
 export async function fastFinalize(
   db: Db,
@@ -130,8 +148,10 @@ export async function fastFinalize(
   workerId: string,
 ): Promise<FastResult | null> {
   if (!fastResultApplies(result)) return null;
-  const { ctes, select } = fastResultParts(attemptId, runId, token, tryNumber, result, workerId);
-  const rows = await queryGeneric<FastResultRow>(db, Prisma.sql`WITH ${ctes} ${select}`);
+  const rows = await queryGeneric<FastResultRow>(
+    db,
+    fastResultStatement(attemptId, runId, token, tryNumber, result, workerId),
+  );
   const row = rows[0];
   return row ? fastResultOf(row, result.outcome) : null;
 }
