@@ -106,6 +106,32 @@ describe('dispatch', () => {
     expect(events.filter((e) => e.step === 'attempt.finished')).toHaveLength(8);
   });
 
+  it("tops a run up from its results' batched passes, with no reconciler sweep to fall back on", async () => {
+    // 40 attempts, 8 at a time: the backlog runs low (a quarter of the limit) again and again, and
+    // each time a result takes the window's refill turn (attempts/refill-turns.ts) and tops it up
+    const seeded = await seedRun(tdb.db, { tasks: 20, attemptsPerTask: 2, maxConcurrentAttempts: 8 });
+    const fake = fakeExecutor({ durationMs: 50 });
+    const cfg = config({ concurrency: 8, reconcileMs: 600_000 });
+    const worker = await start(cfg, fake.executor);
+    const redis = createRedis(TEST_REDIS_URL);
+    const turns = new Set<string>();
+    const sampler = setInterval(async () => {
+      for (const key of await redis.keys(`${cfg.queuePrefix}:refill-turn:${seeded.runId}:*`)) turns.add(key);
+    }, 20);
+    try {
+      await worker.context.queues.runDispatch.add('dispatch', { runId: seeded.runId });
+      await waitFor(async () => (await runStatus(seeded.runId)) === 'finished', 60_000);
+    } finally {
+      clearInterval(sampler);
+      await worker.close();
+      redis.disconnect();
+    }
+    expect(new Set(fake.state.calls.map((c) => c.attemptId)).size).toBe(40);
+    expect(fake.state.calls).toHaveLength(40);
+    expect(fake.state.maxRunningByRun.get(seeded.runId)).toBeLessThanOrEqual(8);
+    expect(turns.size).toBeGreaterThan(0);
+  });
+
   it('shares workers fairly: a small run submitted later is not starved by a big one', async () => {
     const big = await seedRun(tdb.db, { tasks: 16, maxConcurrentAttempts: 8 });
     const small = await seedRun(tdb.db, { tasks: 2, maxConcurrentAttempts: 2 });

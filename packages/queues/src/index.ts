@@ -52,26 +52,3 @@ export async function enqueueRunDispatch(queues: Queues, runId: string): Promise
   await queues.runDispatch.add('dispatch', { runId }, { removeOnComplete: true, removeOnFail: 100 });
 }
 
-/** How long the results of one run gather before the one top-up pass they ask for together. */
-export const REFILL_BATCH_MS = 100;
-
-/**
- * Asks for a top-up pass of the run at the end of the current REFILL_BATCH_MS window: every ask
- * in one window is the same job (its id names the window), so a run whose results each free one
- * slot (at its max_concurrent_attempts, or its workspace's limit) gets one pass per window from
- * all its workers instead of one per result. A pass runs after the window's results committed,
- * so none of them is left without one.
- */
-export async function enqueueRunRefill(queues: Queues, runId: string, now = Date.now()): Promise<void> {
-  const window = Math.floor(now / REFILL_BATCH_MS) + 1;
-  await queues.runDispatch.add(
-    'dispatch',
-    { runId },
-    {
-      jobId: `refill-${runId}-${window}`,
-      delay: Math.max(0, window * REFILL_BATCH_MS - now),
-      removeOnComplete: true,
-      removeOnFail: 100,
-    },
-  );
-}

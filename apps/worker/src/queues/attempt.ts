@@ -20,15 +20,16 @@
 // - graceful shutdown: attempts still running after `drainMs` are aborted and their leases
 //   released so another worker re-runs them at once.
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
-import { enqueueRunDispatch, enqueueRunRefill } from '@osmosis/queues';
+import { enqueueRunDispatch } from '@osmosis/queues';
 import { type Claim, claimAttempt, type FreeCapacity, markRunRunning } from '../attempts/claim.ts';
-import { announcePicked, type Picked } from '../attempts/dispatch.ts';
+import { announcePicked, dispatchRun, type Picked } from '../attempts/dispatch.ts';
 import { type ExecutionRow, loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
 import { type FastResult, fastFinalize, fastFinalizeAndClaim } from '../attempts/fast-lease.ts';
 import { type AcquireResult, acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
 import { recordDiscardedExecution, requeueAttempt } from '../attempts/lease-handback.ts';
 import { createLeaseRenewer } from '../attempts/lease-renewal.ts';
+import { createRefillTurns } from '../attempts/refill-turns.ts';
 import { resultSpoolDir, spoolResult } from '../attempts/result-spool.ts';
 import { createStartLedger } from '../attempts/start-ledger.ts';
 import { capacityOf, dispatchLimitsOf } from '../capacity-config.ts';
@@ -110,6 +111,17 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     succeeded: () => ctx.database.succeeded(),
     failed: (error) => ctx.database.failed(error),
     warn: (error) => logger.warn({ err: errorMessage(error) }, 'lease renewal failed'),
+  });
+  // a run's batched top-up pass, asked for by fast results (refill-turns.ts); a pass that fails
+  // leaves a run-dispatch job instead (the reconciler's sweep is the last resort)
+  const refills = createRefillTurns({
+    redis: ctx.redis,
+    prefix: config.queuePrefix,
+    pass: (runId) =>
+      dispatchRun(db, ctx.queues, runId, logger, dispatchLimitsOf(config)).catch(async (error: unknown) => {
+        logger.warn({ runId, err: errorMessage(error) }, 'top-up pass failed');
+        await enqueueRunDispatch(ctx.queues, runId).catch(() => undefined);
+      }),
   });
   let shutdownAt: number | null = ctx.shutdown.aborted ? Date.now() : null;
   ctx.shutdown.addEventListener('abort', () => {
@@ -496,11 +508,11 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       events: entry.events.newest(),
     });
     logger.info({ attemptId: entry.attemptId, ...written, backlog: fast.backlog }, 'attempt result written');
-    // one pass per run per window for all such results, on whichever worker (enqueueRunRefill): at
-    // its concurrency limit each result frees one slot, and a pass per result held the run's row
-    // most of the time (bench/dispatch-scale.ts)
+    // one pass per run per window for all such results, on whichever worker took the window's turn
+    // (refill-turns.ts): at its concurrency limit each result frees one slot, and a pass per result
+    // held the run's row most of the time (bench/dispatch-scale.ts)
     const refilled = fast.refill
-      ? await enqueueRunRefill(ctx.queues, entry.runId).then(
+      ? await refills.ask(entry.runId).then(
           () => true,
           (error: unknown) => {
             logger.warn({ runId: entry.runId, err: errorMessage(error) }, 'could not ask for a top-up pass');
@@ -584,15 +596,18 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     /** Aborts every in-flight attempt after `graceMs` and waits for them to finish or be released. */
     async drain(graceMs: number): Promise<void> {
       const all = () => Promise.all([...inFlight.values()].map((e) => e.done));
-      if (inFlight.size === 0) return;
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((r) => {
-        timer = setTimeout(r, graceMs);
-      });
-      await Promise.race([all(), grace]);
-      clearTimeout(timer);
-      for (const entry of inFlight.values()) abort(entry, 'shutdown');
-      await all();
+      if (inFlight.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((r) => {
+          timer = setTimeout(r, graceMs);
+        });
+        await Promise.race([all(), grace]);
+        clearTimeout(timer);
+        for (const entry of inFlight.values()) abort(entry, 'shutdown');
+        await all();
+      }
+      // top-up passes not run yet are left to the other workers' results and the reconciler
+      refills.close();
     },
   };
 }

@@ -1,0 +1,74 @@
+// A run's batched top-up pass (dispatch at scale, issue 18). A fast result whose run's handed-out
+// backlog runs low (fast-lease.ts) asks for one pass of the run at the end of the current
+// REFILL_BATCH_MS window, one for all such results of the window on every worker: the first to take
+// the window's turn (a Redis key set with NX) runs the pass itself when the window ends, after the
+// window's results committed, so none of them is left without one. This worker asks Redis once per
+// run and window at most.
+//
+// It replaced a delayed run-dispatch job per window: with a hundred workers blocked on that queue,
+// each delayed job woke them at its due time and most of them asked the queue for it in vain (the
+// queue's moveToActive script ~5 times a job: 220 of Redis's ~1 400 calls a second at 100 x 8,
+// the largest part of them; bench/dispatch-scale.ts).
+//
+// Faults: a turn whose worker exits (or whose pass fails) before the pass is lost; the run's next
+// results ask again in the next window, and the reconciler's sweep dispatches every active run
+// with room (queues/reconciler.ts). With Redis unreachable, ask rejects: the caller runs a pass at
+// once (attempt-module.ts).
+import type { Redis } from 'ioredis';
+
+/** How long the results of one run gather before the one top-up pass they ask for together. */
+export const REFILL_BATCH_MS = 100;
+
+export interface RefillTurns {
+  /**
+   * Asks for the run's pass at the end of the window `now` falls in: this worker runs it if it takes
+   * the window's turn; resolves once the turn is known to be someone's. Rejects when Redis cannot
+   * say (then no pass is scheduled here).
+   */
+  ask(runId: string, now?: number): Promise<void>;
+  /** Cancels the passes not run yet (the worker is closing; the reconciler is the backstop). */
+  close(): void;
+}
+
+export function createRefillTurns(options: {
+  redis: Pick<Redis, 'set'>;
+  prefix: string;
+  /** the run's dispatcher pass (errors are the pass's own to report) */
+  pass: (runId: string) => Promise<unknown>;
+}): RefillTurns {
+  /** the window each run's pass of this worker is due at */
+  const due = new Map<string, number>();
+  const timers = new Set<NodeJS.Timeout>();
+  let closed = false;
+  return {
+    async ask(runId, now = Date.now()) {
+      const window = Math.floor(now / REFILL_BATCH_MS) + 1;
+      if (closed || due.get(runId) === window) return;
+      // the key outlives its window (a turn taken late in it is still seen), then goes by itself
+      const taken = await options.redis.set(
+        `${options.prefix}:refill-turn:${runId}:${window}`,
+        '1',
+        'PX',
+        10 * REFILL_BATCH_MS,
+        'NX',
+      );
+      if (taken !== 'OK' || closed || due.get(runId) === window) return;
+      due.set(runId, window);
+      const timer = setTimeout(
+        () => {
+          timers.delete(timer);
+          if (due.get(runId) === window) due.delete(runId);
+          void options.pass(runId).catch(() => undefined);
+        },
+        Math.max(0, window * REFILL_BATCH_MS - Date.now()),
+      );
+      timers.add(timer);
+    },
+    close() {
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      due.clear();
+    },
+  };
+}
