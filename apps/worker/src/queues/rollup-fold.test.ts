@@ -8,7 +8,13 @@ import { TEST_REDIS_URL, testQueuePrefix } from '../../../../test/helpers/redis.
 import { type WorkerConfig, workerConfig } from '../config.ts';
 import { fakeExecutor, seedRun, waitFor } from '../testing/fixtures.ts';
 import { type RunningWorker, startWorker } from '../worker.ts';
-import { ROLLUP_FOLD_INTERVAL_MS, rollupFoldModule, takeFoldTurn } from './rollup-fold.ts';
+import {
+  nextFoldTryMs,
+  ROLLUP_FOLD_BACKOFF_MAX_MS,
+  ROLLUP_FOLD_INTERVAL_MS,
+  rollupFoldModule,
+  takeFoldTurn,
+} from './rollup-fold.ts';
 
 let tdb: TestDatabase;
 const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -52,6 +58,20 @@ describe('the periodic roll-up fold', () => {
     expect(await takeFoldTurn({ redis, config: config(short) }, 200)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 350));
     expect(await takeFoldTurn({ redis, config: config(short) }, 200)).toBe(true);
+  });
+
+  it('keeps the folding worker at the interval and backs the others off, up to a bound', () => {
+    expect(nextFoldTryMs(ROLLUP_FOLD_INTERVAL_MS, true)).toBe(ROLLUP_FOLD_INTERVAL_MS);
+    const waits: number[] = [];
+    let wait = ROLLUP_FOLD_INTERVAL_MS;
+    for (let i = 0; i < 6; i++) {
+      wait = nextFoldTryMs(wait, false);
+      waits.push(wait);
+    }
+    expect(waits).toEqual([2000, 4000, 8000, 8000, 8000, 8000]);
+    expect(Math.max(...waits)).toBe(ROLLUP_FOLD_BACKOFF_MAX_MS);
+    // a worker that takes the turn after backing off folds every interval again
+    expect(nextFoldTryMs(wait, true)).toBe(ROLLUP_FOLD_INTERVAL_MS);
   });
 
   it('folds when Redis cannot be asked (Postgres still keeps folds one at a time)', async () => {
