@@ -6,6 +6,7 @@
 // window: when the stand-in executor was called and returned, ms), closes the workers and prints
 // `{"cpu":{user,system}}` (seconds) before exiting, so the parent can put this process's CPU
 // beside the others' (counted from SIGUSR1, the start of the measured window).
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createDb } from '@osmosis/db';
 import { workerConfig } from '../apps/worker/src/config.ts';
@@ -47,6 +48,8 @@ let cpu0 = process.cpuUsage();
 const turns: [string, number, number][] = [];
 const MAX_TURNS = 20_000;
 let measuring = false;
+/** how late this process's event loop ran what was due, over the window */
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 const workers: RunningWorker[] = [];
 for (let i = 0; i < Number(args.count); i++) {
   const config = workerConfig({
@@ -83,11 +86,14 @@ process.stdout.write(`${JSON.stringify({ ready: workers.length })}\n`);
 process.on('SIGUSR1', () => {
   cpu0 = process.cpuUsage();
   measuring = true;
+  loopDelay.enable();
 });
 process.on('SIGTERM', async () => {
   const cpu = process.cpuUsage(cpu0);
   measuring = false;
-  process.stdout.write(`${JSON.stringify({ turns })}\n`);
+  loopDelay.disable();
+  const loop = { mean: loopDelay.mean / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
+  process.stdout.write(`${JSON.stringify({ turns, loop })}\n`);
   await Promise.allSettled(workers.map((w) => w.close()));
   await db.$disconnect();
   process.stdout.write(`${JSON.stringify({ cpu: { user: cpu.user / 1e6, system: cpu.system / 1e6 } })}\n`);

@@ -313,10 +313,13 @@ async function main() {
     const cpuSeconds = cpu.mark();
     cpu.stop();
     const turns: [string, number, number][] = [];
+    const loops: { mean: number; p99: number; max: number }[] = [];
     const childCpu = await Promise.all(
       children.map(async (child) => {
         child.proc.kill('SIGTERM');
-        turns.push(...((await nextMessage(child, 'turns')).turns as [string, number, number][]));
+        const message = await nextMessage(child, 'turns');
+        turns.push(...(message.turns as [string, number, number][]));
+        loops.push(message.loop as { mean: number; p99: number; max: number });
         const { cpu } = (await nextMessage(child, 'cpu')) as { cpu: { user: number; system: number } };
         return cpu.user + cpu.system;
       }),
@@ -359,6 +362,9 @@ async function main() {
       console.log(
         `slot turn               ${turn.turn} ms from start to result (${turn.n} attempts begun and ended in the window): start → executor ${turn.toExecutor}, executor ${turn.executing}, executor → result ${turn.toResult} (means; the stand-in sleeps ${(SLEEP_MIN + SLEEP_MAX) / 2} ms on average)`,
       );
+    console.log(
+      `worker event loops      late by ${loops.map((l) => `${l.mean.toFixed(1)} ms (p99 ${l.p99.toFixed(0)}, max ${l.max.toFixed(0)})`).join(', ')}`,
+    );
     const workerSeconds = childCpu.reduce((a, b) => a + b, 0);
     const msPerStart = (seconds: number) => (seconds * 1000) / Math.max(1, started);
     const cpuPerStart =
