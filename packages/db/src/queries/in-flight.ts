@@ -63,11 +63,19 @@ export async function workspaceAttemptsInFlight(
   return rows[0]?.in_flight ?? 0;
 }
 
-/** SQL: workspaceAttemptsInFlight as a scalar subquery (an int), for a statement that counts it itself. */
-export function workspaceInFlightCount(workspaceId: Prisma.Sql, runStatuses?: readonly string[]): Prisma.Sql {
+/**
+ * SQL: workspaceAttemptsInFlight as a scalar subquery (an int), for a statement that counts it
+ * itself; `exceptRun`: leave that run out (a statement that counted it already adds its own count).
+ */
+export function workspaceInFlightCount(
+  workspaceId: Prisma.Sql,
+  runStatuses?: readonly string[],
+  exceptRun?: Prisma.Sql,
+): Prisma.Sql {
   const statusFilter = runStatuses
     ? Prisma.sql`AND r.status::text = ANY(${[...runStatuses]}::text[])`
     : Prisma.empty;
+  const except = exceptRun ? Prisma.sql`AND r.id <> ${exceptRun}` : Prisma.empty;
   return Prisma.sql`(SELECT coalesce(sum(${runInFlightCount(Prisma.sql`r.id`)}), 0)::int
-    FROM runs r WHERE r.workspace_id = ${workspaceId} ${statusFilter})`;
+    FROM runs r WHERE r.workspace_id = ${workspaceId} ${statusFilter} ${except})`;
 }
