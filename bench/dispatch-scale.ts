@@ -25,7 +25,7 @@
 //     [--sockets]
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -115,6 +115,20 @@ async function seed(url: string): Promise<string[]> {
   const runs = await db.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM runs`;
   await db.$disconnect();
   return runs.map((r) => r.id);
+}
+
+/**
+ * A fixed piece of CPU work (sha256 of 128 MB), timed: the machine's speed at that moment, taken
+ * while nothing else of the bench runs. This machine's rounds drift by a quarter and more between
+ * minutes; rounds are comparable only at a like reference.
+ */
+function referenceMs(): number {
+  const chunk = Buffer.alloc(1 << 16, 7);
+  const t0 = performance.now();
+  const hash = createHash('sha256');
+  for (let i = 0; i < 2048; i++) hash.update(chunk);
+  hash.digest();
+  return performance.now() - t0;
 }
 
 async function redisCalls(redis: ReturnType<typeof createRedis>): Promise<number> {
@@ -248,6 +262,7 @@ async function main() {
     for (const id of runIds) await dispatchRun(db, queues, id, undefined, { workspaceMax: 1000 });
     console.log(`dispatched ${runIds.length} runs in ${Date.now() - t0} ms`);
 
+    const referenceBefore = referenceMs();
     t0 = Date.now();
     children = await startChildren(url, prefix);
     console.log(`${W} workers × ${S} slots in ${P} processes started in ${Date.now() - t0} ms`);
@@ -325,6 +340,13 @@ async function main() {
       }),
     );
     const turn = await slotTurns(db, turns);
+    // the workers closed: the machine is the bench's again
+    await Promise.all(
+      children.map(
+        (child) => new Promise((r) => (child.proc.exitCode !== null ? r(null) : child.proc.once('exit', r))),
+      ),
+    );
+    const referenceAfter = referenceMs();
     const shares = await db.$queryRaw<{ workspace: string; started: number }[]>`
       SELECT r.workspace_id::text AS workspace, count(*)::int AS started
       FROM attempts a JOIN runs r ON r.id = a.run_id
@@ -371,6 +393,9 @@ async function main() {
       msPerStart(workerSeconds) + msPerStart(cpuSeconds.postgres) + msPerStart(redisSeconds);
     console.log(
       `cpu per start           workers ${msPerStart(workerSeconds).toFixed(2)} ms, postgres ${msPerStart(cpuSeconds.postgres).toFixed(2)} ms, redis ${msPerStart(redisSeconds).toFixed(2)} ms: ${fmt((cpuPerStart * AIM.startsPerSecond) / 1000)} cores at ${AIM.startsPerSecond} starts/s (this machine has ${availableParallelism()})`,
+    );
+    console.log(
+      `machine reference       sha256 of 128 MB in ${referenceBefore.toFixed(0)} ms before the workers, ${referenceAfter.toFixed(0)} ms after (lower is faster)`,
     );
     if (statements.length) {
       console.log(
