@@ -75,8 +75,12 @@ function fastResultParts(
           AND r.max_cost_usd IS NULL
           -- the run as a parameter, not a.run_id: correlated, the generic plan made this a semi-join
           -- that read every attempt of the run through a bitmap (4 000 rows, about 1 ms a result at
-          -- 100 x 8); uncorrelated it is one index probe, run once
-          AND EXISTS (SELECT 1 FROM attempts q WHERE q.run_id = ${runId}::uuid AND q.status = 'queued')
+          -- 100 x 8); uncorrelated it is one index probe, run once. A scalar subquery in
+          -- attempts_dispatch_pick_idx's order, not EXISTS (which drops the order): a run with many
+          -- queued attempts made a sequential scan look cheap, and it read every older attempt in
+          -- the heap before the run's (fast-lease.test "the plan")
+          AND (SELECT 1 FROM attempts q WHERE q.run_id = ${runId}::uuid AND q.status = 'queued'
+            ORDER BY q.dispatched_at LIMIT 1) IS NOT NULL
         FOR UPDATE OF a
       ), done AS (
         UPDATE attempts SET status = 'finished', outcome = ${result.outcome}::"AttemptOutcome",
@@ -99,9 +103,13 @@ function fastResultParts(
         -- an aggregate in the lateral, not a scalar subquery: Postgres copied that into both
         -- places that read b.n and counted twice. Counted only as far as the refill test needs
         -- (one past a quarter of the run's limit): every row counted is a heap fetch (the pages
-        -- were just written, so not all-visible), ~100 of a result's ~145 shared blocks at 100 x 8
+        -- were just written, so not all-visible), ~100 of a result's ~145 shared blocks at 100 x 8.
+        -- In attempts_dispatch_pick_idx's order: on these connections (no sorts) only that index
+        -- serves it, whatever the statistics say of the partial indexes (taken before the run's
+        -- hand-out, they made attempts_in_flight_idx or attempts_claim_idx look empty, and the
+        -- count read every in-flight attempt of the run through the heap: 163 blocks against 44)
         LATERAL (SELECT count(*)::int AS n FROM (SELECT 1 FROM ${runBacklogRows(Prisma.sql`d.run_id`)}
-          LIMIT greatest(r.max_concurrent_attempts / 4 + 1, 1)) c) b`,
+          ORDER BY a.status, a.dispatched_at LIMIT greatest(r.max_concurrent_attempts / 4 + 1, 1)) c) b`,
   };
 }
 
