@@ -112,6 +112,10 @@ async function seed(url: string): Promise<string[]> {
       FROM runs r JOIN run_agents a ON a.run_id = r.id JOIN tasks t ON t.benchmark_id = r.benchmark_id,
         generate_series(0, ${Math.ceil(perRun / T) - 1}) g;
   `);
+  // statistics of the seeded tables, as a deployment has them (autoanalyze would come at some
+  // moment of the window, and each connection plans its statements once: rounds then differed
+  // by which plans they made before it)
+  await db.$executeRawUnsafe('ANALYZE');
   const runs = await db.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM runs`;
   await db.$disconnect();
   return runs.map((r) => r.id);
