@@ -51,4 +51,3 @@ export async function enqueueBenchmarkSync(queues: Queues, benchmarkId: string):
 export async function enqueueRunDispatch(queues: Queues, runId: string): Promise<void> {
   await queues.runDispatch.add('dispatch', { runId }, { removeOnComplete: true, removeOnFail: 100 });
 }
-
