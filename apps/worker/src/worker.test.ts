@@ -50,6 +50,17 @@ async function runStatus(runId: string) {
   return (await tdb.db.run.findUniqueOrThrow({ where: { id: runId } })).status;
 }
 
+/** Dispatches the run and waits for it to finish, then stops `sampler` and closes the worker. */
+async function runToTheEnd(worker: RunningWorker, runId: string, sampler: NodeJS.Timeout): Promise<void> {
+  try {
+    await worker.context.queues.runDispatch.add('dispatch', { runId });
+    await waitFor(async () => (await runStatus(runId)) === 'finished', 60_000);
+  } finally {
+    clearInterval(sampler);
+    await worker.close();
+  }
+}
+
 describe('worker config', () => {
   it('reads the environment and names a bad variable', () => {
     const ok = loadWorkerConfig({ OSMOSIS_WORKER_CONCURRENCY: '3', OSMOSIS_WORKER_ID: 'w1' });
@@ -85,13 +96,7 @@ describe('dispatch', () => {
       });
       samples.push(n);
     }, 20);
-    try {
-      await worker.context.queues.runDispatch.add('dispatch', { runId: seeded.runId });
-      await waitFor(async () => (await runStatus(seeded.runId)) === 'finished', 60_000);
-    } finally {
-      clearInterval(sampler);
-      await worker.close();
-    }
+    await runToTheEnd(worker, seeded.runId, sampler);
     expect(fake.state.calls).toHaveLength(8);
     expect(new Set(fake.state.calls.map((c) => c.attemptId)).size).toBe(8);
     expect(fake.state.maxRunningByRun.get(seeded.runId)).toBe(3);
@@ -118,14 +123,7 @@ describe('dispatch', () => {
     const sampler = setInterval(async () => {
       for (const key of await redis.keys(`${cfg.queuePrefix}:refill-turn:${seeded.runId}:*`)) turns.add(key);
     }, 20);
-    try {
-      await worker.context.queues.runDispatch.add('dispatch', { runId: seeded.runId });
-      await waitFor(async () => (await runStatus(seeded.runId)) === 'finished', 60_000);
-    } finally {
-      clearInterval(sampler);
-      await worker.close();
-      redis.disconnect();
-    }
+    await runToTheEnd(worker, seeded.runId, sampler).finally(() => redis.disconnect());
     expect(new Set(fake.state.calls.map((c) => c.attemptId)).size).toBe(40);
     expect(fake.state.calls).toHaveLength(40);
     expect(fake.state.maxRunningByRun.get(seeded.runId)).toBeLessThanOrEqual(8);

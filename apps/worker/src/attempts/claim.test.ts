@@ -6,7 +6,7 @@
 import { Prisma, queryGeneric } from '@osmosis/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
-import { claimOnly, handedOutRun, ROOMY, stampNeeds, writtenOf } from '../testing/claims.ts';
+import { claimOnly, copyRun, handedOutRun, ROOMY, stampNeeds, writtenOf } from '../testing/claims.ts';
 import { seedRun } from '../testing/fixtures.ts';
 import { type Claim, claimAttempt, claimStatement, markRunRunning } from './claim.ts';
 import { loadExecutionRow } from './execution-row.ts';
@@ -338,13 +338,7 @@ describe('the claim plan', () => {
     const db = fresh.db;
     // statistics taken while no run was queued (Postgres then expects one queued run at most)...
     const { runId } = await handedOutRun(db, 2, 'queued');
-    await db.$executeRaw`INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config,
-        selection, task_count, attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries,
-        pass_threshold, created_by_id)
-      SELECT gen_random_uuid(), workspace_id, benchmark_id, name || g, 'finished', config_toml, config, selection,
-        task_count, attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries, pass_threshold,
-        created_by_id
-      FROM runs, generate_series(1, 2000) g WHERE id = ${runId}::uuid`;
+    await copyRun(db, runId, 2000, 'finished');
     await db.$executeRawUnsafe('ANALYZE runs');
     // ...then 400 runs wait in the queue (a backlog of runs behind their workspaces' limits)
     await db.$executeRaw`UPDATE runs SET status = 'queued'

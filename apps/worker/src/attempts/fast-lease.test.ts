@@ -6,7 +6,7 @@ import type { ExecutionResult } from '@osmosis/contracts';
 import { Prisma, queryGeneric } from '@osmosis/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
-import { claimOnly, handedOutRun, othersInLine, writtenOf } from '../testing/claims.ts';
+import { claimOnly, copyRun, handedOutRun, othersInLine, writtenOf } from '../testing/claims.ts';
 import { fastFinalize, fastFinalizeAndClaim, fastResultStatement } from './fast-lease.ts';
 import { finalizeAttempt } from './lease.ts';
 import { completeEndedRuns } from './run-completion.ts';
@@ -241,13 +241,7 @@ describe('the plan', () => {
     const { runId, attemptIds } = await handedOutRun(db, 2);
     const [attemptId] = attemptIds as [string];
     // statistics taken while nothing was running (Postgres then expects one running row at most)...
-    await db.$executeRaw`INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config,
-        selection, task_count, attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries,
-        pass_threshold, created_by_id)
-      SELECT gen_random_uuid(), workspace_id, benchmark_id, name || g, 'finished', config_toml, config, selection,
-        task_count, attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries, pass_threshold,
-        created_by_id
-      FROM runs, generate_series(1, 2000) g WHERE id = ${runId}::uuid`;
+    await copyRun(db, runId, 2000, 'finished');
     await db.$executeRaw`INSERT INTO attempts (id, run_id, agent_id, task_id, index, status)
       SELECT gen_random_uuid(), run_id, agent_id, task_id, g, 'finished'
       FROM attempts, generate_series(10, 5009) g WHERE id = ${attemptId}::uuid`;

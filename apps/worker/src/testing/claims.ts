@@ -26,6 +26,25 @@ export async function stampNeeds(db: Db, runId: string): Promise<void> {
     FROM tasks t WHERE t.id = a.task_id AND a.run_id = ${runId}::uuid`;
 }
 
+/**
+ * Inserts `count` copies of run `runId`'s row in status `status` (no attempts): the runs a plan
+ * test's statistics are taken over.
+ */
+export async function copyRun(
+  db: Db,
+  runId: string,
+  count: number,
+  status: 'finished' | 'queued',
+): Promise<void> {
+  await db.$executeRaw`INSERT INTO runs (id, workspace_id, benchmark_id, name, status, config_toml, config,
+      selection, task_count, attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries,
+      pass_threshold, created_by_id)
+    SELECT gen_random_uuid(), workspace_id, benchmark_id, name || g, ${status}::"RunStatus", config_toml, config,
+      selection, task_count, attempts_per_task, max_concurrent_attempts, timeout_multiplier, max_retries,
+      pass_threshold, created_by_id
+    FROM runs, generate_series(1, ${count}) g WHERE id = ${runId}::uuid`;
+}
+
 /** The handed-out attempts waiting but `attemptId`: a claim that skips them takes it or nothing. */
 export async function othersInLine(db: Db, attemptId: string): Promise<string[]> {
   const others = await db.attempt.findMany({
