@@ -56,6 +56,28 @@ describe('refill turns', () => {
     b.close();
   });
 
+  it("asks Redis once per run and window, the window's turn its own or another's", async () => {
+    const prefix = testQueuePrefix();
+    let sets = 0;
+    const counting = {
+      set: ((...args: Parameters<Redis['set']>) => {
+        sets++;
+        return redis.set(...args);
+      }) as Redis['set'],
+    };
+    const passes: [string, number, string][] = [];
+    const other = worker(prefix, passes, 'other');
+    const turns = createRefillTurns({ redis: counting, prefix, pass: async () => undefined });
+    const start = windowAhead();
+    await other.ask(RUN, start); // the window's turn is the other worker's
+    for (const offset of [0, 10, 50]) await turns.ask(RUN, start + offset);
+    expect(sets).toBe(1);
+    await turns.ask(RUN, start + REFILL_BATCH_MS); // the next window asks again
+    expect(sets).toBe(2);
+    other.close();
+    turns.close();
+  });
+
   it('a worker that closes runs none of its passes still due', async () => {
     const prefix = testQueuePrefix();
     const passes: [string, number, string][] = [];

@@ -6,9 +6,9 @@
 // run and window at most.
 //
 // It replaced a delayed run-dispatch job per window: with a hundred workers blocked on that queue,
-// each delayed job woke them at its due time and most of them asked the queue for it in vain (the
-// queue's moveToActive script ~5 times a job: 220 of Redis's ~1 400 calls a second at 100 x 8,
-// the largest part of them; bench/dispatch-scale.ts).
+// each delayed job woke them at its due time and most of them asked the queue for it in vain
+// (BullMQ's moveToActive script ran ~220 times a second, ~5 times a job, at 100 x 8; with the
+// commands inside the scripts Redis counted 3.1-3.6 a start, 0.4-0.6 now; bench/dispatch-scale.ts).
 //
 // Faults: a turn whose worker exits (or whose pass fails) before the pass is lost; the run's next
 // results ask again in the next window, and the reconciler's sweep dispatches every active run
@@ -36,14 +36,14 @@ export function createRefillTurns(options: {
   /** the run's dispatcher pass (errors are the pass's own to report) */
   pass: (runId: string) => Promise<unknown>;
 }): RefillTurns {
-  /** the window each run's pass of this worker is due at */
-  const due = new Map<string, number>();
+  /** the window this worker last asked for each run's turn in */
+  const asked = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
   return {
     async ask(runId, now = Date.now()) {
       const window = Math.floor(now / REFILL_BATCH_MS) + 1;
-      if (closed || due.get(runId) === window) return;
+      if (closed || asked.get(runId) === window) return;
       // the key outlives its window (a turn taken late in it is still seen), then goes by itself
       const taken = await options.redis.set(
         `${options.prefix}:refill-turn:${runId}:${window}`,
@@ -52,12 +52,14 @@ export function createRefillTurns(options: {
         10 * REFILL_BATCH_MS,
         'NX',
       );
-      if (taken !== 'OK' || closed || due.get(runId) === window) return;
-      due.set(runId, window);
+      // the window's turn is someone's now, this worker's or another's: no need to ask again
+      const first = asked.get(runId) !== window;
+      asked.set(runId, window);
+      if (asked.size > 1024) for (const [id, w] of asked) if (w < window) asked.delete(id);
+      if (taken !== 'OK' || closed || !first) return;
       const timer = setTimeout(
         () => {
           timers.delete(timer);
-          if (due.get(runId) === window) due.delete(runId);
           void options.pass(runId).catch(() => undefined);
         },
         Math.max(0, window * REFILL_BATCH_MS - Date.now()),
@@ -68,7 +70,7 @@ export function createRefillTurns(options: {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      due.clear();
+      asked.clear();
     },
   };
 }

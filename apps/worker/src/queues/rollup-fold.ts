@@ -4,9 +4,9 @@
 // second's results long. The turn is a Redis key set with NX for a second, tried every second by
 // the worker that folds and less and less often by the others (nextFoldTryMs): a hundred workers
 // send Redis a few commands a second instead of Postgres one statement each (which scanned the
-// log's dead rows). Postgres's own lock still keeps folds one at a time (a fold slower than a second, or
-// Redis unreachable: then every worker tries, and all but one skip). Readers fold before they
-// read, so the results views never wait for this loop.
+// log's dead rows). Postgres's own lock still keeps folds one at a time (a fold slower than a
+// second, or Redis unreachable: then every worker tries, and all but one skip). Readers fold
+// before they read, so the results views never wait for this loop.
 import { foldRollupsIfFree } from '@osmosis/db';
 import { periodicLoop } from './periodic-loop.ts';
 import type { QueueModule, WorkerContext } from './types.ts';
@@ -18,9 +18,8 @@ export const ROLLUP_FOLD_BACKOFF_MAX_MS = 8000;
 /**
  * When a worker tries for the turn next (ms after this try): the one that folds keeps the
  * interval, the others double their wait up to ROLLUP_FOLD_BACKOFF_MAX_MS. A hundred workers then
- * send Redis ~13 commands a second for it instead of 100 (a round trip costs about as much CPU as
- * a claim on one machine, bench/dispatch-scale.ts). Should the folding worker go, the log waits
- * for another worker's next try (readers fold for themselves meanwhile).
+ * send Redis ~13 commands a second for it instead of 100. Should the folding worker go, the log
+ * waits for another worker's next try (readers fold for themselves meanwhile).
  */
 export function nextFoldTryMs(lastWaitMs: number, folded: boolean): number {
   return folded
