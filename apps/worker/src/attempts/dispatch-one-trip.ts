@@ -58,10 +58,10 @@ export async function pickInOneTrip(
       FROM runs r WHERE r.id = ${run}
     ), workspace AS (
       -- the workspace's other runs counted, this one's count added: each in-flight row is read once
-      -- (the rows of the run's own count were ~1/6 of a pass's blocks at 100 x 8)
+      -- (the rows of the run's own count were ~1/6 of a pass's blocks at 100 x 8). Only a common
+      -- run's pass reads this, and a common run is active
       SELECT ${effectiveWorkspaceLimitSql(Prisma.sql`w.max_concurrent_attempts`, limits.workspaceMax)} AS lim,
-        ${workspaceInFlightCount(Prisma.sql`w.id`, ACTIVE_RUN_STATUSES, run)}
-          + CASE WHEN run.status = ANY(${[...ACTIVE_RUN_STATUSES]}::text[]) THEN run.in_flight ELSE 0 END AS in_flight
+        ${workspaceInFlightCount(Prisma.sql`w.id`, ACTIVE_RUN_STATUSES, run)} + run.in_flight AS in_flight
       FROM workspaces w JOIN run ON w.id = run.workspace_id
     ), take AS (
       SELECT CASE WHEN run.common

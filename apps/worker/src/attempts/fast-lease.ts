@@ -109,7 +109,7 @@ function fastResultParts(
         -- hand-out, they made attempts_in_flight_idx or attempts_claim_idx look empty, and the
         -- count read every in-flight attempt of the run through the heap: 163 blocks against 44)
         LATERAL (SELECT count(*)::int AS n FROM (SELECT 1 FROM ${runBacklogRows(Prisma.sql`d.run_id`)}
-          ORDER BY a.status, a.dispatched_at LIMIT greatest(r.max_concurrent_attempts / 4 + 1, 1)) c) b`,
+          ORDER BY a.dispatched_at LIMIT greatest(r.max_concurrent_attempts / 4 + 1, 1)) c) b`,
   };
 }
 
@@ -133,15 +133,8 @@ function fastResultOf(row: FastResultRow, outcome: 'passed' | 'failed'): FastRes
 }
 
 /** The fast result's statement alone (exported so a test can read its plan). */
-export function fastResultStatement(
-  attemptId: string,
-  runId: string,
-  token: number,
-  tryNumber: number,
-  result: ExecutionResult & { outcome: 'passed' | 'failed' },
-  workerId: string,
-): Prisma.Sql {
-  const { ctes, select } = fastResultParts(attemptId, runId, token, tryNumber, result, workerId);
+export function fastResultStatement(...args: Parameters<typeof fastResultParts>): Prisma.Sql {
+  const { ctes, select } = fastResultParts(...args);
   return Prisma.sql`WITH ${ctes} ${select}`;
 }
 
