@@ -1,9 +1,8 @@
-// A run's event count from its tallies (migrations 20261206090100_run_event_tallies and
-// 20261214090100_run_event_tallies_sharded) equals a count(*) of its events after every kind of
-// write: the bulk insert of a seed, single and multi-row appends, appends from concurrent
-// transactions, one rolled back, a direct delete of events, and the delete of a whole run; and a
-// run's tallies stay at most one row a shard however many statements wrote events.
-import { appendRunEvent, appendRunEvents, runEventCount } from '@osmosis/db';
+// A run's event count from its tallies (migration 20261206090100_run_event_tallies) equals a
+// count(*) of its events after every kind of write: the bulk insert of a seed, single and
+// multi-row appends, appends from concurrent transactions, one rolled back, a direct delete of
+// events, folds of many tallies into one, and the delete of a whole run.
+import { appendRunEvent, appendRunEvents, foldRunEventTallies, runEventCount } from '@osmosis/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { type SeededRun, seedRun } from './results-seed.ts';
@@ -82,18 +81,23 @@ describe('run event count', () => {
     expect(await expectCountMatches(run.runId)).toBe(before + 3 + 24 - 9);
   });
 
-  it('keeps one tally row a shard of the writing connections, however many statements wrote events', async () => {
+  it('folds many tallies into one without changing the sum', async () => {
     for (let i = 0; i < 70; i++) await appendRunEvent(tdb.db, event(run.runId, 100 + i));
-    await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        appendRunEvents(tdb.db, [event(run.runId, 200 + i), event(other.runId, i)]),
-      ),
-    );
-    const [parts] = await tdb.db.$queryRaw<{ n: number; shards: number }[]>`
-      SELECT count(*)::int AS n, count(DISTINCT shard)::int AS shards FROM run_event_tallies
-      WHERE run_id = ${run.runId}::uuid`;
-    expect(parts?.n).toBe(parts?.shards);
-    expect(parts?.n).toBeLessThanOrEqual(16);
+    const parts = async () =>
+      (
+        await tdb.db.$queryRaw<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM run_event_tallies WHERE run_id = ${run.runId}::uuid`
+      )[0]?.n;
+    expect(await parts()).toBeGreaterThan(64);
+    await expectCountMatches(run.runId); // the read folds past 64 rows
+    expect(await parts()).toBe(1);
+    // folds beside appends
+    await Promise.all([
+      foldRunEventTallies(tdb.db, run.runId),
+      appendRunEvent(tdb.db, event(run.runId, 200)),
+      foldRunEventTallies(tdb.db, run.runId),
+      appendRunEvents(tdb.db, [event(run.runId, 201), event(run.runId, 202)]),
+    ]);
     await expectCountMatches(run.runId);
     await expectCountMatches(other.runId);
   });

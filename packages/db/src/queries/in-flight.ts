@@ -1,8 +1,7 @@
 // Attempts in flight: running, or queued and handed out by the dispatcher (dispatched_at set) —
-// what max_concurrent_attempts and the workspace limit count. Counted as they change: row triggers
-// on attempts keep a run's count in run_in_flight (migration 20261214090000_run_in_flight), so a
-// count reads a run's few counter rows, never its attempts. attemptInFlight is the same predicate
-// for statements that read the attempts themselves (and attempts_in_flight_idx's).
+// what max_concurrent_attempts and the workspace limit count. Written exactly as the predicate of
+// the partial index attempts_in_flight_idx (migration 20261208090000), so every count reads only
+// the rows in flight, never a run's queued backlog.
 import { Prisma } from '../generated/prisma/client.ts';
 
 type Queryable = Pick<Prisma.TransactionClient, '$queryRaw'>;
@@ -13,13 +12,9 @@ export function attemptInFlight(alias: 'a' | 'attempts'): Prisma.Sql {
   return Prisma.sql`(${a}.status = 'running' OR (${a}.status = 'queued' AND ${a}.dispatched_at IS NOT NULL))`;
 }
 
-/**
- * SQL: the number of run `runId`'s attempts in flight (a scalar subquery, bigint), as committed
- * when the statement began: the sum of the run's counter rows, written in the same transactions as
- * the attempts they count.
- */
+/** SQL: the number of run `runId`'s attempts in flight (a scalar subquery). */
 export function runInFlightCount(runId: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`(SELECT coalesce(sum(c.n), 0)::bigint FROM run_in_flight c WHERE c.run_id = ${runId})`;
+  return Prisma.sql`(SELECT count(*) FROM attempts a WHERE a.run_id = ${runId} AND ${attemptInFlight('a')})`;
 }
 
 /**
@@ -55,7 +50,7 @@ export function isBacklogLow(backlog: Prisma.Sql, maxConcurrent: Prisma.Sql): Pr
 }
 
 /**
- * A workspace's attempts in flight, summed over its runs (each run's counter rows);
+ * A workspace's attempts in flight, summed over its runs (each run's from the partial index);
  * `runStatuses`: only runs in these statuses (the dispatcher counts active runs only).
  */
 export async function workspaceAttemptsInFlight(
