@@ -52,11 +52,11 @@ export function createRefillTurns(options: {
         10 * REFILL_BATCH_MS,
         'NX',
       );
-      // the window's turn is someone's now, this worker's or another's: no need to ask again
-      const first = asked.get(runId) !== window;
+      // the window's turn is someone's now, this worker's or another's: no need to ask again. Only
+      // one SET NX of the key answers OK, so a pass is scheduled once per run and window
       asked.set(runId, window);
       if (asked.size > 1024) for (const [id, w] of asked) if (w < window) asked.delete(id);
-      if (taken !== 'OK' || closed || !first) return;
+      if (taken !== 'OK' || closed) return;
       const timer = setTimeout(
         () => {
           timers.delete(timer);
