@@ -120,12 +120,17 @@ describe('/metrics', () => {
     expect((await api.request('GET', '/v1/runs', { token: owner.token })).status).toBe(200);
 
     let w: Exposition = before;
-    await waitFor(async () => {
-      w = parsePrometheus((await scrape(workerUrl)).text);
-      return (sampleValue(w, 'osmosis_attempt_phase_seconds_count', { phase: 'teardown' }) ?? 0) >= 4;
-    });
     const delta = (name: string, labels: Record<string, string>) =>
       (sampleValue(w, name, labels) ?? 0) - (sampleValue(before, name, labels) ?? 0);
+    // an attempt's tokens are counted last, after a read of its agent's model (metrics/
+    // attempt-results.ts observe): a scrape may come between its outcome and its tokens
+    await waitFor(async () => {
+      w = parsePrometheus((await scrape(workerUrl)).text);
+      return (
+        (sampleValue(w, 'osmosis_attempt_phase_seconds_count', { phase: 'teardown' }) ?? 0) >= 4 &&
+        delta('osmosis_model_tokens_total', { provider: 'openai', role: 'agent', kind: 'input' }) >= 4000
+      );
+    });
     expect(delta('osmosis_attempts_total', { outcome: 'passed', error_class: 'none' })).toBe(2);
     expect(delta('osmosis_attempts_total', { outcome: 'failed', error_class: 'none' })).toBe(2);
     expect(delta('osmosis_model_tokens_total', { provider: 'openai', role: 'agent', kind: 'input' })).toBe(
