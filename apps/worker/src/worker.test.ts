@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
 import { TEST_REDIS_URL, testQueuePrefix } from '../../../test/helpers/redis.ts';
+import { dispatchRun } from './attempts/dispatch.ts';
 import type { AttemptExecutor } from './attempts/executor.ts';
 import { acquireLease, finalizeAttempt } from './attempts/lease.ts';
 import { ConfigError, loadWorkerConfig, type WorkerConfig, workerConfig } from './config.ts';
@@ -151,6 +152,53 @@ describe('dispatch', () => {
     const lastSmall = order.lastIndexOf('S');
     expect(lastSmall).toBeLessThan(8);
     expect(order.replace(/B/g, '')).toBe('SS');
+  });
+
+  it("marks the run running before its first execution begins when that start found the run's row held", async () => {
+    const seeded = await seedRun(tdb.db, { tasks: 1, maxConcurrentAttempts: 1 });
+    const cfg = config({ concurrency: 1 });
+    const queues = createQueues(createRedis(TEST_REDIS_URL), cfg.queuePrefix);
+    // handed out first, then a pass (or a stop) holds the run's row while a worker claims it
+    await dispatchRun(tdb.db, queues, seeded.runId);
+    await queues.close();
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => {
+      locked = r;
+    });
+    const holder = tdb.db.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT 1 FROM runs WHERE id = ${seeded.runId}::uuid FOR NO KEY UPDATE`;
+        locked();
+        await released;
+      },
+      { timeout: 60_000 },
+    );
+    await isLocked;
+    // what the run's row said when the execution began (a sandbox up, a worker killed then: the
+    // run must not stay `queued` with nobody left to mark it)
+    const statusAtStart: string[] = [];
+    const worker = await start(cfg, async () => {
+      statusAtStart.push(await runStatus(seeded.runId));
+      return { outcome: 'passed', reward: 1 };
+    });
+    try {
+      await waitFor(
+        async () => (await tdb.db.attempt.count({ where: { runId: seeded.runId, status: 'running' } })) === 1,
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      expect(statusAtStart).toEqual([]);
+      release();
+      await holder;
+      await waitFor(async () => (await runStatus(seeded.runId)) === 'finished');
+    } finally {
+      release();
+      await worker.close();
+    }
+    expect(statusAtStart).toEqual(['running']);
   });
 
   it('honours not_before of a retry and keeps each errored try in history', async () => {

@@ -24,6 +24,11 @@ const pools = new WeakMap<object, pg.Pool>();
  * scan of every queued attempt and a sort — 9 000 rows and ~820 shared blocks a claim instead of
  * ~100, and a generic plan keeps its choice until the next ANALYZE (bench/dispatch-scale.ts,
  * auto_explain). Neither statement on these connections needs a sort.
+ *
+ * And JIT is off there: with sorts priced out, a statement that does need one (a trigger's, inside
+ * a hot-path statement, counts) is costed past jit_above_cost, and Postgres compiled it with LLVM
+ * at every execution: ~140 ms a result for a trigger's INSERT … ORDER BY, the bench at 34 starts/s
+ * (bench/dispatch-scale.ts). Off, such a mistake costs a sort, not a compile.
  */
 const genericPools = new WeakMap<object, pg.Pool>();
 
@@ -44,7 +49,7 @@ export function createDb(
   const generic = new pg.Pool({
     ...config,
     max: Math.max(2, Math.ceil(poolSize / 2)),
-    options: [config.options, '-c plan_cache_mode=force_generic_plan -c enable_sort=off']
+    options: [config.options, '-c plan_cache_mode=force_generic_plan -c enable_sort=off -c jit=off']
       .filter(Boolean)
       .join(' '),
   });

@@ -41,6 +41,9 @@ describe('the hot path statements (raw.ts)', () => {
     const sort = Prisma.sql`SELECT current_setting('enable_sort') AS sort`;
     expect(await queryGeneric<{ sort: string }>(testDb.db, sort)).toEqual([{ sort: 'off' }]);
     expect(await queryRows<{ sort: string }>(testDb.db, sort)).toEqual([{ sort: 'on' }]);
+    // a sort priced out is costed past jit_above_cost: there, no statement is compiled
+    const jit = Prisma.sql`SELECT current_setting('jit') AS jit`;
+    expect(await queryGeneric<{ jit: string }>(testDb.db, jit)).toEqual([{ jit: 'off' }]);
     expect(await queryRows<{ mode: string }>(testDb.db, mode)).toEqual([{ mode: 'auto' }]);
     expect((await testDb.db.$queryRaw<{ mode: string }[]>(mode))[0]?.mode).toBe('auto');
   });

@@ -180,18 +180,25 @@ export function createAttemptProcessor(ctx: WorkerContext) {
   /** After the ledger's turn: starts executing what was taken, or says it was passed on. */
   function begin(taken: Taken): Exclude<Claimed, null> {
     const { attemptId, runId, lease, execution, runLeftQueued } = taken;
-    if (runLeftQueued) {
-      // the run's first start found its row held: mark it now, in a transaction of its own (the
-      // claim committed, so waiting for the row holds nothing else); the reconciler is the backstop
-      void markRunRunning(db, runId).catch((error: unknown) =>
-        logger.warn({ runId, err: errorMessage(error) }, 'could not mark the run running'),
-      );
-    }
+    // the run's first start found its row held: mark it now, in a transaction of its own (the
+    // claim committed, so waiting for the row holds nothing else), and before the execution
+    // begins: unawaited, a worker killed once its sandbox was up left the run `queued` for good
+    // when no other worker's reconciler (the backstop) was alive
+    const runMarked = runLeftQueued
+      ? markRunRunning(db, runId).catch((error: unknown) =>
+          logger.warn({ runId, err: errorMessage(error) }, 'could not mark the run running'),
+        )
+      : undefined;
     if (lease.kind !== 'acquired') {
       logger.debug({ attemptId, reason: lease.reason }, 'claimed attempt passed on');
       return { kind: 'passed', attemptId, runId, reason: lease.reason };
     }
-    return { kind: 'started', attemptId, runId, done: execute(attemptId, runId, lease, execution) };
+    return {
+      kind: 'started',
+      attemptId,
+      runId,
+      done: execute(attemptId, runId, lease, execution, runMarked),
+    };
   }
 
   /**
@@ -262,6 +269,8 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     runId: string,
     lease: Acquired,
     execution: ExecutionRow | undefined,
+    /** settles once the run is marked running (its first start found its row held) */
+    runMarked?: Promise<unknown>,
   ): Promise<unknown> {
     const startedAt = new Date();
     let release!: () => void;
@@ -320,6 +329,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         judgeModel: row.run.judgeModel,
       };
       const taskDir = await ctx.taskFiles({ digest: row.task.digest, storageKey: row.task.storageKey });
+      await runMarked;
       const raw = await ctx.executor({
         attemptId,
         runId,
