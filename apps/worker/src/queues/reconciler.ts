@@ -1,12 +1,12 @@
 // The reconciler (ARCHITECTURE invariant 1): a loop in every worker process, not a repeatable job,
 // so it survives Redis losing its data. Each pass:
-//   - runs the dispatcher for every active run that has room or waits (re-creates lost
-//     run-dispatch jobs and delayed retry wake-ups; a full run refills itself as slots free);
+//   - cancels running attempts of a stopped run whose worker died;
 //   - marks running a queued run whose first attempt started while its row was held (claim.ts);
 //   - puts running attempts whose lease expired (their worker died) back in line for the workers'
 //     claims (attempts/claim.ts; handed-out attempts need nothing else: they are claimed from
-//     Postgres, whatever Redis lost); running attempts of a stopped run whose worker died are
-//     cancelled;
+//     Postgres, whatever Redis lost);
+//   - then runs the dispatcher for every active run that has room or waits (re-creates lost
+//     run-dispatch jobs and delayed retry wake-ups; a full run refills itself as slots free);
 //   - reaps sandboxes no live lease accounts for (reaper.ts says when that is certain).
 // So a dead worker's attempts are back in line within OSMOSIS_LEASE_MS + OSMOSIS_RECONCILE_MS of its
 // last heartbeat. After a database outage, expired leases and stale heartbeats are not trusted
@@ -68,11 +68,6 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
       AND EXISTS (SELECT 1 FROM attempts a WHERE a.run_id = r.id AND a.status = 'running')`;
   for (const row of startedQueued) await markRunRunning(db, row.id);
 
-  for (const runId of await runsToDispatch(db)) {
-    await dispatchRun(db, queues, runId, logger, dispatchLimitsOf(ctx.config));
-    report.runsDispatched++;
-  }
-
   // running attempts whose lease expired (their worker died): back in line for the claims, and
   // the idle workers told (they would find them within a second anyway)
   const expired = trustExpiry
@@ -86,6 +81,14 @@ export async function reconcileOnce(ctx: WorkerContext): Promise<ReconcileReport
   }
   // not awaited: with Redis away the publish waits for it to come back, and the pass must not
   if (report.requeued) announceHandedOut(queues, report.requeued).catch(() => undefined);
+
+  // after the requeue: each pass of the sweep may wait for its run's and its workspace's rows (a
+  // workspace holding many runs' passes in line), and a dead worker's attempts must not wait for
+  // every other run's pass before they are back in line
+  for (const runId of await runsToDispatch(db)) {
+    await dispatchRun(db, queues, runId, logger, dispatchLimitsOf(ctx.config));
+    report.runsDispatched++;
+  }
 
   // not while the engine is down (nothing to ask), and an engine error is not a database one
   if (ctx.reaper && trustExpiry && ctx.engine?.available() !== false) {
