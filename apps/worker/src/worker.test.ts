@@ -131,6 +131,47 @@ describe('dispatch', () => {
     expect(turns.size).toBeGreaterThan(0);
   });
 
+  it("asks again for a top-up whose pass found the workspace's row held, instead of waiting in line for it", async () => {
+    const seeded = await seedRun(tdb.db, { tasks: 20, attemptsPerTask: 2, maxConcurrentAttempts: 8 });
+    const fake = fakeExecutor({ durationMs: 50 });
+    // no reconciler sweep to fall back on: only the top-up passes refill the run
+    const worker = await start(config({ concurrency: 8, reconcileMs: 600_000 }), fake.executor);
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    try {
+      await worker.context.queues.runDispatch.add('dispatch', { runId: seeded.runId });
+      await waitFor(() => fake.state.calls.length >= 8);
+      // another run's pass or an API update holds the workspace's row for longer than the run's
+      // backlog lasts: every top-up of that time finds it held
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => {
+        locked = r;
+      });
+      const holder = tdb.db.$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT 1 FROM workspaces WHERE id = ${seeded.workspaceId}::uuid FOR NO KEY UPDATE`;
+          locked();
+          await released;
+        },
+        { timeout: 60_000 },
+      );
+      await isLocked;
+      await new Promise((r) => setTimeout(r, 1_500));
+      const duringHold = fake.state.calls.length;
+      release();
+      await holder;
+      await waitFor(async () => (await runStatus(seeded.runId)) === 'finished', 60_000);
+      expect(duringHold).toBeLessThan(40);
+    } finally {
+      release();
+      await worker.close();
+    }
+    expect(new Set(fake.state.calls.map((c) => c.attemptId)).size).toBe(40);
+    expect(fake.state.calls).toHaveLength(40);
+  });
+
   it('shares workers fairly: a small run submitted later is not starved by a big one', async () => {
     const big = await seedRun(tdb.db, { tasks: 16, maxConcurrentAttempts: 8 });
     const small = await seedRun(tdb.db, { tasks: 2, maxConcurrentAttempts: 2 });

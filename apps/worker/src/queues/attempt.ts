@@ -29,7 +29,7 @@ import { type FastResult, fastFinalize, fastFinalizeAndClaim } from '../attempts
 import { type AcquireResult, acquireLease, finalizeAttempt, releaseLease } from '../attempts/lease.ts';
 import { recordDiscardedExecution, requeueAttempt } from '../attempts/lease-handback.ts';
 import { createLeaseRenewer } from '../attempts/lease-renewal.ts';
-import { createRefillTurns } from '../attempts/refill-turns.ts';
+import { createRefillTurns, type RefillTurns } from '../attempts/refill-turns.ts';
 import { resultSpoolDir, spoolResult } from '../attempts/result-spool.ts';
 import { createStartLedger } from '../attempts/start-ledger.ts';
 import { capacityOf, dispatchLimitsOf } from '../capacity-config.ts';
@@ -113,15 +113,20 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     warn: (error) => logger.warn({ err: errorMessage(error) }, 'lease renewal failed'),
   });
   // a run's batched top-up pass, asked for by fast results (refill-turns.ts); a pass that fails
-  // leaves a run-dispatch job instead (the reconciler's sweep is the last resort)
-  const refills = createRefillTurns({
+  // leaves a run-dispatch job instead (the reconciler's sweep is the last resort). A pass that
+  // found its workspace's row held by another pass (which hands out the workspace's room) asks
+  // for the run's turn of the next window instead of waiting in line for the row
+  const refills: RefillTurns = createRefillTurns({
     redis: ctx.redis,
     prefix: config.queuePrefix,
     pass: (runId) =>
-      dispatchRun(db, ctx.queues, runId, logger, dispatchLimitsOf(config)).catch(async (error: unknown) => {
-        logger.warn({ runId, err: errorMessage(error) }, 'top-up pass failed');
-        await enqueueRunDispatch(ctx.queues, runId).catch(() => undefined);
-      }),
+      dispatchRun(db, ctx.queues, runId, logger, dispatchLimitsOf(config), { skipBusyWorkspace: true }).then(
+        (result) => (result.busy ? refills.ask(runId) : undefined),
+        async (error: unknown) => {
+          logger.warn({ runId, err: errorMessage(error) }, 'top-up pass failed');
+          await enqueueRunDispatch(ctx.queues, runId).catch(() => undefined);
+        },
+      ),
   });
   let shutdownAt: number | null = ctx.shutdown.aborted ? Date.now() : null;
   ctx.shutdown.addEventListener('abort', () => {
