@@ -114,7 +114,8 @@ describe('dispatch', () => {
 
   it("tops a run up from its results' batched passes, with no reconciler sweep to fall back on", async () => {
     // 40 attempts, 8 at a time: the backlog runs low (a quarter of the limit) again and again, and
-    // each time a result takes the window's refill turn (attempts/refill-turns.ts) and tops it up
+    // each time a result takes its workspace's refill turn for the window (attempts/refill-turns.ts)
+    // and the workspace's pass tops the run up
     const seeded = await seedRun(tdb.db, { tasks: 20, attemptsPerTask: 2, maxConcurrentAttempts: 8 });
     const fake = fakeExecutor({ durationMs: 50 });
     const cfg = config({ concurrency: 8, reconcileMs: 600_000 });
@@ -122,7 +123,8 @@ describe('dispatch', () => {
     const redis = createRedis(TEST_REDIS_URL);
     const turns = new Set<string>();
     const sampler = setInterval(async () => {
-      for (const key of await redis.keys(`${cfg.queuePrefix}:refill-turn:${seeded.runId}:*`)) turns.add(key);
+      for (const key of await redis.keys(`${cfg.queuePrefix}:refill-turn:${seeded.workspaceId}:*`))
+        turns.add(key);
     }, 20);
     await runToTheEnd(worker, seeded.runId, sampler).finally(() => redis.disconnect());
     expect(new Set(fake.state.calls.map((c) => c.attemptId)).size).toBe(40);

@@ -1,6 +1,7 @@
-// The SQL both dispatcher passes share (pickForRun in dispatch.ts, pickInOneTrip in
-// dispatch-one-trip.ts), written once: which runs a pass in one round trip may decide alone, the
-// hand-out itself, and the earliest retry in backoff.
+// The SQL the dispatcher passes share (pickForRun in dispatch.ts, pickInOneTrip in
+// dispatch-one-trip.ts, pickWorkspaceInOneTrip in dispatch-workspace.ts), written once: which runs
+// a pass in one round trip may decide alone, the hand-out itself, and the earliest retry in
+// backoff.
 import { Prisma } from '@osmosis/db';
 import { FITS_SOME_WORKER, NEED_CPUS, NEED_GPUS, NEED_MEMORY_MB } from './reservation.ts';
 
@@ -24,33 +25,90 @@ export const RUN_NEEDS_ONLY_A_HAND_OUT = Prisma.sql`(r.status IN ('queued', 'run
 export const LINE_MS_PER_SLOT = 100;
 
 /**
- * SQL: marks up to `take` of the run's due attempts that fit some live worker as handed out, in
- * dispatch order, each with its place in line for the workers' claims (in_line_at: now plus
- * LINE_MS_PER_SLOT for each slot of `slotBase` (the run's in-flight count plus its workspace's)
- * + 2 for each attempt up to it) and what it needs of a worker (need_*: the claim's walk reads
- * attempts alone); RETURNING id (text), index, created_at. dispatched_at is NULL in
+ * SQL: up to `take` of the run's due attempts that fit some live worker, not handed out yet, in
+ * dispatch order, locked (SKIP LOCKED), with what each needs of a worker. dispatched_at is NULL in
  * every candidate: leading the order with it lets attempts_dispatch_pick_idx give the order, so
  * LIMIT stops after take rows instead of sorting the run's backlog.
  */
-export function handOutAttempts(runId: Prisma.Sql, take: Prisma.Sql, slotBase: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`UPDATE attempts u SET dispatched_at = now(),
-      in_line_at = now() + make_interval(secs => p.slot * ${LINE_MS_PER_SLOT / 1000}::float8),
-      need_cpus = p.cpus, need_memory_mb = p.memory_mb, need_gpus = p.gpus
-    FROM (
-      SELECT c.id, c.cpus, c.memory_mb, c.gpus,
-        ${slotBase} + 2 * row_number() OVER (ORDER BY c.index, c.created_at, c.id) AS slot
-      FROM (
-        SELECT a.id, a.index, a.created_at,
+function dueCandidates(runId: Prisma.Sql, take: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`SELECT a.id, a.run_id, a.index, a.created_at,
           ${NEED_CPUS}::float8 AS cpus, ${NEED_MEMORY_MB} AS memory_mb, ${NEED_GPUS} AS gpus
         FROM attempts a JOIN tasks t ON t.id = a.task_id
         WHERE a.run_id = ${runId} AND a.status = 'queued' AND a.dispatched_at IS NULL
           AND (a.not_before IS NULL OR a.not_before <= now()) AND ${FITS_SOME_WORKER}
         ORDER BY a.dispatched_at, a.index, a.created_at, a.id
         LIMIT ${take}
-        FOR UPDATE OF a SKIP LOCKED) c
+        FOR UPDATE OF a SKIP LOCKED`;
+}
+
+/** SQL: the hand-out's columns, from `p` (id, cpus, memory_mb, gpus, slot). */
+const HAND_OUT_COLUMNS = Prisma.sql`dispatched_at = now(),
+      in_line_at = now() + make_interval(secs => p.slot * ${LINE_MS_PER_SLOT / 1000}::float8),
+      need_cpus = p.cpus, need_memory_mb = p.memory_mb, need_gpus = p.gpus`;
+
+/**
+ * SQL: marks up to `take` of the run's due attempts that fit some live worker as handed out, in
+ * dispatch order, each with its place in line for the workers' claims (in_line_at: now plus
+ * LINE_MS_PER_SLOT for each slot of `slotBase` (the run's in-flight count plus its workspace's)
+ * + 2 for each attempt up to it) and what it needs of a worker (need_*: the claim's walk reads
+ * attempts alone); RETURNING id (text), index, created_at.
+ */
+export function handOutAttempts(runId: Prisma.Sql, take: Prisma.Sql, slotBase: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`UPDATE attempts u SET ${HAND_OUT_COLUMNS}
+    FROM (
+      SELECT c.id, c.cpus, c.memory_mb, c.gpus,
+        ${slotBase} + 2 * row_number() OVER (ORDER BY c.index, c.created_at, c.id) AS slot
+      FROM (${dueCandidates(runId, take)}) c
     ) p
     WHERE u.id = p.id
     RETURNING u.id::text AS id, u.index, u.created_at`;
+}
+
+/**
+ * SQL: handOutAttempts for several runs at once, from `plan`, a relation of (run_id, n, base):
+ * up to n of each run's due attempts, numbered from base as handOutAttempts numbers them from its
+ * slotBase; RETURNING id (text), run_id, index, created_at.
+ */
+export function handOutPlanned(plan: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`UPDATE attempts u SET ${HAND_OUT_COLUMNS}
+    FROM (
+      SELECT c.id, c.cpus, c.memory_mb, c.gpus,
+        plan.base + 2 * row_number() OVER (PARTITION BY plan.run_id ORDER BY c.index, c.created_at, c.id) AS slot
+      FROM ${plan} plan CROSS JOIN LATERAL (${dueCandidates(Prisma.sql`plan.run_id`, Prisma.sql`plan.n`)}) c
+      WHERE plan.n > 0
+    ) p
+    WHERE u.id = p.id
+    RETURNING u.id::text AS id, u.run_id, u.index, u.created_at`;
+}
+
+/** The transaction-local setting that says a pass in one round trip holds its workspace's row. */
+const WORKSPACE_LOCKED = 'osmosis.pass_holds_workspace';
+
+/**
+ * SQL: locks the workspace's row (`workspaceId`: a uuid expression; none, for a NULL) and says so
+ * in WORKSPACE_LOCKED for the statements after it in the transaction; `skipBusy`: SKIP LOCKED, the
+ * setting then left unset when another transaction holds the row. The setting is written only for
+ * a row the locking sub-select returned (locked, not skipped), and ends with the transaction.
+ */
+export function lockWorkspace(workspaceId: Prisma.Sql, skipBusy: boolean): Prisma.Sql {
+  return Prisma.sql`SELECT set_config(${WORKSPACE_LOCKED}, 'on', true) FROM (
+      SELECT 1 FROM workspaces w WHERE w.id = ${workspaceId}
+      FOR NO KEY UPDATE ${skipBusy ? Prisma.sql`SKIP LOCKED` : Prisma.empty}) held`;
+}
+
+/** SQL: this transaction holds its workspace's row (lockWorkspace took it). */
+export const HOLDS_WORKSPACE = Prisma.sql`(current_setting(${WORKSPACE_LOCKED}, true) IS NOT DISTINCT FROM 'on')`;
+
+/** SQL: run `r` has queued attempts not handed out yet (due or in backoff): what a pass hands out. */
+export const RUN_HAS_UNDISPATCHED = Prisma.sql`EXISTS (SELECT 1 FROM attempts q
+  WHERE q.run_id = r.id AND q.status = 'queued' AND q.dispatched_at IS NULL)`;
+
+/** SQL: some of the run's attempts not handed out fit no live worker (a boolean). */
+export function runHasUnfit(runId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`EXISTS (
+        SELECT 1 FROM attempts a JOIN tasks t ON t.id = a.task_id
+        WHERE a.run_id = ${runId} AND a.status = 'queued' AND a.dispatched_at IS NULL
+          AND NOT ${FITS_SOME_WORKER})`;
 }
 
 /** SQL: the earliest not_before of the run's attempts held back by retry backoff (a scalar). */

@@ -6,7 +6,6 @@
 // concurrent passes; a run that is not the common case is left to the full pass.
 
 import { attemptsReadyChannel } from '@osmosis/contracts';
-import { createDb } from '@osmosis/db';
 import { createQueues, createRedis, type Queues } from '@osmosis/queues';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,27 +150,6 @@ async function lineOffsets(ids: readonly string[]): Promise<number[]> {
   return rows.map((a) => (a.inLineAt?.getTime() ?? Number.NaN) - (a.dispatchedAt?.getTime() ?? Number.NaN));
 }
 
-/** Holds the workspace's row in another transaction (an API update, another run's pass) until released. */
-function holdWorkspace(workspaceId: string): { hold: Promise<void>; release: () => void } {
-  let release!: () => void;
-  const released = new Promise<void>((r) => {
-    release = r;
-  });
-  let locked!: () => void;
-  const hold = new Promise<void>((r) => {
-    locked = r;
-  });
-  void tdb.db.$transaction(
-    async (tx) => {
-      await tx.$queryRaw`SELECT 1 FROM workspaces WHERE id = ${workspaceId}::uuid FOR NO KEY UPDATE`;
-      locked();
-      await released;
-    },
-    { timeout: 20_000 },
-  );
-  return { hold, release };
-}
-
 const inFlightOf = async (where: { runId?: string; workspaceId?: string }) =>
   tdb.db.attempt.count({
     where: {
@@ -257,91 +235,6 @@ describe('the pass in one round trip', () => {
       workspaceMax: 100,
     });
     expect(missing).toMatchObject({ common: false, ids: [], status: null });
-  });
-
-  it("does not wait for a workspace's row another transaction holds when told to skip it, and says so", async () => {
-    const seeded = await seedRun(tdb.db, { tasks: 4, maxConcurrentAttempts: 4 });
-    await tdb.db.run.update({ where: { id: seeded.runId }, data: { status: 'running' } });
-    const { hold, release } = holdWorkspace(seeded.workspaceId);
-    await hold;
-    try {
-      const started = Date.now();
-      expect(
-        await pickInOneTrip(tdb.db, seeded.runId, { workspaceMax: 100 }, { skipBusyWorkspace: true }),
-      ).toMatchObject({ common: true, busy: true, ids: [], short: false });
-      const skipped = await dispatchRun(tdb.db, queues, seeded.runId, undefined, undefined, {
-        skipBusyWorkspace: true,
-      });
-      expect(skipped).toMatchObject({ busy: true, dispatched: [] });
-      expect(Date.now() - started).toBeLessThan(5_000);
-      expect(await inFlightOf({ runId: seeded.runId })).toBe(0);
-      // a pass not told to skip waits for the row, then hands out
-      let waited = false;
-      const waiting = dispatchRun(tdb.db, queues, seeded.runId).then((r) => {
-        waited = true;
-        return r;
-      });
-      await new Promise((r) => setTimeout(r, 300));
-      expect(waited).toBe(false);
-      release();
-      expect((await waiting).dispatched).toHaveLength(4);
-    } finally {
-      release();
-    }
-    expect(await inFlightOf({ runId: seeded.runId })).toBe(4);
-  });
-
-  it("keeps the limits with skipping passes, and a connection's earlier pass never vouches for a later one", async () => {
-    // one connection: the pass that held the row and the pass that skips it share a session, so
-    // the setting that says "this pass holds the row" must end with the first one's transaction
-    const single = createDb(tdb.url, 1);
-    try {
-      const first = await seedRun(tdb.db, { tasks: 8, maxConcurrentAttempts: 8 });
-      const second = await seedRun(tdb.db, {
-        tasks: 8,
-        maxConcurrentAttempts: 8,
-        workspaceId: first.workspaceId,
-      });
-      await tdb.db.run.updateMany({
-        where: { id: { in: [first.runId, second.runId] } },
-        data: { status: 'running' },
-      });
-      await tdb.db.workspace.update({ where: { id: first.workspaceId }, data: { maxConcurrentAttempts: 6 } });
-      const held = await pickInOneTrip(
-        single,
-        first.runId,
-        { workspaceMax: 100 },
-        { skipBusyWorkspace: true },
-      );
-      expect(held).toMatchObject({ busy: false, inFlight: 6 });
-      // a slot frees up; another transaction holds the workspace's row: the same session skips it
-      const [ended] = held?.ids ?? [];
-      await tdb.db.attempt.update({
-        where: { id: ended },
-        data: { status: 'finished', outcome: 'passed', finishedAt: new Date() },
-      });
-      const { hold, release } = holdWorkspace(first.workspaceId);
-      await hold;
-      try {
-        expect(
-          await pickInOneTrip(single, second.runId, { workspaceMax: 100 }, { skipBusyWorkspace: true }),
-        ).toMatchObject({ busy: true, ids: [] });
-      } finally {
-        release();
-      }
-      // many skipping passes at once: none overshoots, and the free slot is handed out once
-      const results = await Promise.all(
-        Array.from({ length: 16 }, (_, i) =>
-          dispatchRun(tdb.db, queues, (i % 2 ? first : second).runId, undefined, undefined, {
-            skipBusyWorkspace: true,
-          }),
-        ),
-      );
-      expect(results.flatMap((r) => r.dispatched)).toHaveLength(1);
-      expect(await inFlightOf({ workspaceId: first.workspaceId })).toBe(6);
-    } finally {
-      await single.$disconnect();
-    }
   });
 
   it('refuses a run id that is not a uuid as a value, whatever it holds', async () => {

@@ -30,7 +30,12 @@ import type { Queues } from '@osmosis/queues';
 import type { Logger } from 'pino';
 import { enforceBudget } from './budget.ts';
 import { pickInOneTrip } from './dispatch-one-trip.ts';
-import { handOutAttempts, nextDueAt, RUN_NEEDS_ONLY_A_HAND_OUT } from './dispatch-sql.ts';
+import {
+  handOutAttempts,
+  nextDueAt,
+  RUN_HAS_UNDISPATCHED,
+  RUN_NEEDS_ONLY_A_HAND_OUT,
+} from './dispatch-sql.ts';
 import {
   ACTIVE_RUN_STATUSES,
   type DispatchLimits,
@@ -47,11 +52,6 @@ export interface DispatchResult {
   /** earliest not_before of an attempt held back by retry backoff (a delayed dispatch is queued for it) */
   nextDueAt: Date | null;
   runStatus: string | null;
-  /**
-   * the pass found its workspace's row held and did not wait (skipBusyWorkspace): it handed out
-   * nothing, and the caller asks for a pass again later
-   */
-  busy?: boolean;
 }
 
 const DEFAULT_LIMITS: DispatchLimits = { workspaceMax: DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS };
@@ -168,10 +168,6 @@ export async function announcePicked(
   }
 }
 
-/** SQL: run `r` has queued attempts not handed out yet (due or in backoff): what a pass hands out. */
-const RUN_HAS_UNDISPATCHED = Prisma.sql`EXISTS (SELECT 1 FROM attempts q
-  WHERE q.run_id = r.id AND q.status = 'queued' AND q.dispatched_at IS NULL)`;
-
 /** What a dispatcher pass reads of its run first, without a lock (runBeforePass). */
 export interface RunBeforePass {
   status: string;
@@ -207,27 +203,20 @@ export async function runBeforePass(db: Db, runId: string): Promise<RunBeforePas
   return row ? { status: row.status, inFlight: row.in_flight, common: row.common, idle: row.idle } : null;
 }
 
-/**
- * One dispatcher pass of the run. `skipBusyWorkspace`: a common run's pass that finds its
- * workspace's row held by another transaction does not wait for it (dispatch-one-trip.ts) and
- * comes back `busy`; only a caller that asks again later may pass it.
- */
 export async function dispatchRun(
   db: Db,
   queues: Queues,
   runId: string,
   logger?: Logger,
   limits: DispatchLimits = DEFAULT_LIMITS,
-  options: { skipBusyWorkspace?: boolean } = {},
 ): Promise<DispatchResult> {
   const before = await runBeforePass(db, runId);
   if (before?.idle)
     return { dispatched: [], inFlight: before.inFlight, nextDueAt: null, runStatus: before.status };
   // the common run in one round trip; the full pass for the rest, and after a short one (the
   // one-trip pass checks again under its lock: the run may have changed since the read)
-  const quick = before?.common ? await pickInOneTrip(db, runId, limits, options) : null;
+  const quick = before?.common ? await pickInOneTrip(db, runId, limits) : null;
   let handedOut: string[] = [];
-  if (quick?.busy) return { ...resultOf(quick, []), busy: true };
   if (quick?.common) {
     await announcePicked(queues, runId, quick, logger);
     if (!quick.short) return resultOf(quick, []);

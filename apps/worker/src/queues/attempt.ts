@@ -22,7 +22,8 @@
 import { appendRunEvents, type NewRunEvent } from '@osmosis/db';
 import { enqueueRunDispatch } from '@osmosis/queues';
 import { type Claim, claimAttempt, type FreeCapacity, markRunRunning } from '../attempts/claim.ts';
-import { announcePicked, dispatchRun, type Picked } from '../attempts/dispatch.ts';
+import { announcePicked, type Picked } from '../attempts/dispatch.ts';
+import { dispatchWorkspace } from '../attempts/dispatch-workspace.ts';
 import { type ExecutionRow, loadExecutionRow } from '../attempts/execution-row.ts';
 import { type ExecutionEvent, ExecutionResult } from '../attempts/executor.ts';
 import { type FastResult, fastFinalize, fastFinalizeAndClaim } from '../attempts/fast-lease.ts';
@@ -52,6 +53,8 @@ interface InFlight {
   models?: ResultModels;
   /** the try's events as logged, for its phase metrics (PhaseEvents keeps the newest) */
   events: PhaseEvents;
+  /** the run's workspace, once the execution's rows are read (its top-up pass, refill-turns.ts) */
+  workspaceId?: string;
 }
 
 type Acquired = Extract<AcquireResult, { kind: 'acquired' }>;
@@ -112,19 +115,18 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     failed: (error) => ctx.database.failed(error),
     warn: (error) => logger.warn({ err: errorMessage(error) }, 'lease renewal failed'),
   });
-  // a run's batched top-up pass, asked for by fast results (refill-turns.ts); a pass that fails
-  // leaves a run-dispatch job instead (the reconciler's sweep is the last resort). A pass that
-  // found its workspace's row held by another pass (which hands out the workspace's room) asks
-  // for the run's turn of the next window instead of waiting in line for the row
+  // a workspace's batched top-up pass, asked for by fast results (refill-turns.ts,
+  // dispatch-workspace.ts); a pass that found the workspace's row held by another (which hands out
+  // the workspace's room) asks for the next window's turn instead of waiting in line for the row.
+  // A pass that fails is lost: the next results ask again, the reconciler's sweep is the last resort
   const refills: RefillTurns = createRefillTurns({
     redis: ctx.redis,
     prefix: config.queuePrefix,
-    pass: (runId) =>
-      dispatchRun(db, ctx.queues, runId, logger, dispatchLimitsOf(config), { skipBusyWorkspace: true }).then(
-        (result) => (result.busy ? refills.ask(runId) : undefined),
-        async (error: unknown) => {
-          logger.warn({ runId, err: errorMessage(error) }, 'top-up pass failed');
-          await enqueueRunDispatch(ctx.queues, runId).catch(() => undefined);
+    pass: (workspaceId) =>
+      dispatchWorkspace(db, ctx.queues, workspaceId, dispatchLimitsOf(config), logger).then(
+        (result) => (result.busy ? refills.ask(workspaceId) : undefined),
+        (error: unknown) => {
+          logger.warn({ workspaceId, err: errorMessage(error) }, 'top-up pass failed');
         },
       ),
   });
@@ -333,6 +335,7 @@ export function createAttemptProcessor(ctx: WorkerContext) {
         model: row.agent.model,
         judgeModel: row.run.judgeModel,
       };
+      entry.workspaceId = row.run.workspaceId;
       const taskDir = await ctx.taskFiles({ digest: row.task.digest, storageKey: row.task.storageKey });
       await runMarked;
       const raw = await ctx.executor({
@@ -523,18 +526,25 @@ export function createAttemptProcessor(ctx: WorkerContext) {
       events: entry.events.newest(),
     });
     logger.info({ attemptId: entry.attemptId, ...written, backlog: fast.backlog }, 'attempt result written');
-    // one pass per run per window for all such results, on whichever worker took the window's turn
-    // (refill-turns.ts): at its concurrency limit each result frees one slot, and a pass per result
-    // held the run's row most of the time (bench/dispatch-scale.ts)
-    const refilled = fast.refill
-      ? await refills.ask(entry.runId).then(
-          () => true,
-          (error: unknown) => {
-            logger.warn({ runId: entry.runId, err: errorMessage(error) }, 'could not ask for a top-up pass');
-            return false;
-          },
-        )
-      : true;
+    // one pass per workspace per window for all such results, on whichever worker took the
+    // window's turn (refill-turns.ts): at a run's or a workspace's limit each result frees one
+    // slot, and a pass per result held the run's row most of the time (bench/dispatch-scale.ts).
+    // Without the workspace (never, once the execution ran) or Redis, the module's own pass
+    const workspaceId = entry.workspaceId;
+    const refilled = !fast.refill
+      ? true
+      : workspaceId === undefined
+        ? false
+        : await refills.ask(workspaceId).then(
+            () => true,
+            (error: unknown) => {
+              logger.warn(
+                { runId: entry.runId, err: errorMessage(error) },
+                'could not ask for a top-up pass',
+              );
+              return false;
+            },
+          );
     return { ...written, refilled };
   }
 
