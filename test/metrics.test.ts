@@ -108,8 +108,15 @@ describe('/metrics', () => {
   });
 
   it('counts a run on the worker and in Postgres, with bounded labels', async () => {
-    const seeded = await seedRun(api.db, { tasks: 2, attemptsPerTask: 2, workspaceId: owner.workspaceId });
-    await api.db.runAgent.updateMany({ where: { runId: seeded.runId }, data: { model: 'openai/gpt-test' } });
+    // the model set with the run: a queued run may start before the test's dispatch (another
+    // run's top-up pass of the workspace, a reconciler's sweep), and a model written after that
+    // left an attempt's tokens under the first model's provider
+    const seeded = await seedRun(api.db, {
+      tasks: 2,
+      attemptsPerTask: 2,
+      workspaceId: owner.workspaceId,
+      model: 'openai/gpt-test',
+    });
     const before = parsePrometheus((await scrape(workerUrl)).text);
     await requestDispatch(TEST_REDIS_URL, api.app.config.queuePrefix, seeded.runId);
     await waitFor(

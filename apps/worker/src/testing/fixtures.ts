@@ -30,6 +30,11 @@ export interface SeedRunOptions {
   storeIn?: string;
   /** one agent per harness (default: `agents` agents with harness nop) */
   harnesses?: string[];
+  /**
+   * every agent's model (default fake/model). Set here, not after: a queued run can be handed out
+   * and started at once (a reconciler's sweep, its workspace's top-up pass)
+   */
+  model?: string;
 }
 
 /** Folders of the worker's own test tasks (apps/worker/src/testing/tasks). */
@@ -138,7 +143,14 @@ export async function seedRun(db: Db, options: SeedRunOptions = {}): Promise<See
   const harnesses = options.harnesses ?? Array.from({ length: options.agents ?? 1 }, () => 'nop');
   for (const [a, harness] of harnesses.entries()) {
     const agent = await db.runAgent.create({
-      data: { runId: run.id, index: a, harness, modelType: 'provider', model: 'fake/model', spec: {} },
+      data: {
+        runId: run.id,
+        index: a,
+        harness,
+        modelType: 'provider',
+        model: options.model ?? 'fake/model',
+        spec: {},
+      },
     });
     for (const task of tasks) {
       for (let k = 0; k < (options.attemptsPerTask ?? 1); k++) {
