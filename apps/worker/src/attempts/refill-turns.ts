@@ -4,8 +4,8 @@
 // the first to take the window's turn (a Redis key set with NX) runs the pass itself when the
 // window ends, after the window's results committed, so none of them is left without one. This
 // worker asks Redis once per workspace and window at most. The pass tops up every run of the
-// workspace (dispatch-workspace.ts): at a workspace's limit each result frees one slot, and a pass
-// per run and window lined up every run behind the workspace's row.
+// workspace whose backlog runs low (dispatch-workspace.ts): at a workspace's limit each result
+// frees one slot, and a pass per run and window lined up every run behind the workspace's row.
 //
 // It replaced a delayed run-dispatch job per window: with a hundred workers blocked on that queue,
 // each delayed job woke them at its due time and most of them asked the queue for it in vain
