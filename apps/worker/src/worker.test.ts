@@ -9,7 +9,7 @@ import { dispatchRun } from './attempts/dispatch.ts';
 import type { AttemptExecutor } from './attempts/executor.ts';
 import { acquireLease, finalizeAttempt } from './attempts/lease.ts';
 import { ConfigError, loadWorkerConfig, type WorkerConfig, workerConfig } from './config.ts';
-import { fakeExecutor, seedRun, waitFor } from './testing/fixtures.ts';
+import { fakeExecutor, type HeldRow, holdRow, seedRun, waitFor } from './testing/fixtures.ts';
 import { type RunningWorker, startWorker } from './worker.ts';
 
 let tdb: TestDatabase;
@@ -138,36 +138,22 @@ describe('dispatch', () => {
     const fake = fakeExecutor({ durationMs: 50 });
     // no reconciler sweep to fall back on: only the top-up passes refill the run
     const worker = await start(config({ concurrency: 8, reconcileMs: 600_000 }), fake.executor);
-    let release!: () => void;
-    const released = new Promise<void>((r) => {
-      release = r;
-    });
+    let held: HeldRow | undefined;
     try {
       await worker.context.queues.runDispatch.add('dispatch', { runId: seeded.runId });
       await waitFor(() => fake.state.calls.length >= 8);
       // another run's pass or an API update holds the workspace's row for longer than the run's
       // backlog lasts: every top-up of that time finds it held
-      let locked!: () => void;
-      const isLocked = new Promise<void>((r) => {
-        locked = r;
-      });
-      const holder = tdb.db.$transaction(
-        async (tx) => {
-          await tx.$queryRaw`SELECT 1 FROM workspaces WHERE id = ${seeded.workspaceId}::uuid FOR NO KEY UPDATE`;
-          locked();
-          await released;
-        },
-        { timeout: 60_000 },
-      );
-      await isLocked;
+      held = holdRow(tdb.db, 'workspaces', seeded.workspaceId);
+      await held.held;
       await new Promise((r) => setTimeout(r, 1_500));
       const duringHold = fake.state.calls.length;
-      release();
-      await holder;
+      held.release();
+      await held.done;
       await waitFor(async () => (await runStatus(seeded.runId)) === 'finished', 60_000);
       expect(duringHold).toBeLessThan(40);
     } finally {
-      release();
+      held?.release();
       await worker.close();
     }
     expect(new Set(fake.state.calls.map((c) => c.attemptId)).size).toBe(40);
@@ -204,23 +190,8 @@ describe('dispatch', () => {
     // handed out first, then a pass (or a stop) holds the run's row while a worker claims it
     await dispatchRun(tdb.db, queues, seeded.runId);
     await queues.close();
-    let release!: () => void;
-    const released = new Promise<void>((r) => {
-      release = r;
-    });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => {
-      locked = r;
-    });
-    const holder = tdb.db.$transaction(
-      async (tx) => {
-        await tx.$queryRaw`SELECT 1 FROM runs WHERE id = ${seeded.runId}::uuid FOR NO KEY UPDATE`;
-        locked();
-        await released;
-      },
-      { timeout: 60_000 },
-    );
-    await isLocked;
+    const run = holdRow(tdb.db, 'runs', seeded.runId);
+    await run.held;
     // what the run's row said when the execution began (a sandbox up, a worker killed then: the
     // run must not stay `queued` with nobody left to mark it)
     const statusAtStart: string[] = [];
@@ -234,11 +205,11 @@ describe('dispatch', () => {
       );
       await new Promise((r) => setTimeout(r, 500));
       expect(statusAtStart).toEqual([]);
-      release();
-      await holder;
+      run.release();
+      await run.done;
       await waitFor(async () => (await runStatus(seeded.runId)) === 'finished');
     } finally {
-      release();
+      run.release();
       await worker.close();
     }
     expect(statusAtStart).toEqual(['running']);

@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
 import { TEST_REDIS_URL, testQueuePrefix } from '../../../../test/helpers/redis.ts';
-import { type SeededRun, seedRun } from '../testing/fixtures.ts';
+import { holdRow, type SeededRun, seedRun } from '../testing/fixtures.ts';
 import { dispatchRun } from './dispatch.ts';
 import { LINE_MS_PER_SLOT } from './dispatch-sql.ts';
 import { dispatchWorkspace, pickWorkspaceInOneTrip } from './dispatch-workspace.ts';
@@ -63,29 +63,6 @@ async function startSome(runId: string, n: number): Promise<void> {
   });
 }
 
-/** Holds a row in another transaction until released. */
-function holdRow(table: 'workspaces' | 'runs', id: string): { hold: Promise<void>; release: () => void } {
-  let release!: () => void;
-  const released = new Promise<void>((r) => {
-    release = r;
-  });
-  let locked!: () => void;
-  const hold = new Promise<void>((r) => {
-    locked = r;
-  });
-  void tdb.db.$transaction(
-    async (tx) => {
-      if (table === 'workspaces')
-        await tx.$queryRaw`SELECT 1 FROM workspaces WHERE id = ${id}::uuid FOR NO KEY UPDATE`;
-      else await tx.$queryRaw`SELECT 1 FROM runs WHERE id = ${id}::uuid FOR NO KEY UPDATE`;
-      locked();
-      await released;
-    },
-    { timeout: 20_000 },
-  );
-  return { hold, release };
-}
-
 describe("the workspace's top-up pass", () => {
   it('gives the room to the runs with the fewest in flight first, each within its limit', async () => {
     const [a, b, c] = (await workspaceOfRuns(3, 10, 4)) as [SeededRun, SeededRun, SeededRun];
@@ -139,8 +116,8 @@ describe("the workspace's top-up pass", () => {
 
   it("does not wait for a busy workspace's row, and leaves out a run whose row another transaction holds", async () => {
     const [a, b] = (await workspaceOfRuns(2, 4, 4)) as [SeededRun, SeededRun];
-    const workspace = holdRow('workspaces', a.workspaceId);
-    await workspace.hold;
+    const workspace = holdRow(tdb.db, 'workspaces', a.workspaceId);
+    await workspace.held;
     try {
       const started = Date.now();
       const busy = await dispatchWorkspace(tdb.db, queues, a.workspaceId, LIMITS);
@@ -149,10 +126,11 @@ describe("the workspace's top-up pass", () => {
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       workspace.release();
+      await workspace.done;
     }
     expect(await inFlightOf({ workspaceId: a.workspaceId })).toBe(0);
-    const run = holdRow('runs', a.runId);
-    await run.hold;
+    const run = holdRow(tdb.db, 'runs', a.runId);
+    await run.held;
     try {
       const pass = await dispatchWorkspace(tdb.db, queues, a.workspaceId, LIMITS);
       expect(pass.busy).toBe(false);
@@ -160,6 +138,7 @@ describe("the workspace's top-up pass", () => {
       expect(await inFlightOf({ runId: a.runId })).toBe(0);
     } finally {
       run.release();
+      await run.done;
     }
     expect(await inFlightOf({ runId: b.runId })).toBe(4);
     // a workspace that does not exist is not busy: there is nothing to hand out
@@ -264,21 +243,23 @@ describe("the workspace's top-up pass", () => {
         where: { id: ended },
         data: { status: 'finished', outcome: 'passed', finishedAt: new Date() },
       });
-      const workspace = holdRow('workspaces', a.workspaceId);
-      await workspace.hold;
+      const workspace = holdRow(tdb.db, 'workspaces', a.workspaceId);
+      await workspace.held;
       try {
         expect(await pickWorkspaceInOneTrip(single, a.workspaceId, LIMITS)).toEqual({ busy: true, runs: [] });
       } finally {
         workspace.release();
+        await workspace.done;
       }
       // and with the workspace free but a run's row held, that run is not handed out to
-      const run = holdRow('runs', a.runId);
-      await run.hold;
+      const run = holdRow(tdb.db, 'runs', a.runId);
+      await run.held;
       try {
         const next = await pickWorkspaceInOneTrip(single, a.workspaceId, LIMITS);
         expect(next?.runs.map((r) => r.runId)).toEqual([b.runId]);
       } finally {
         run.release();
+        await run.done;
       }
       expect(await inFlightOf({ workspaceId: a.workspaceId })).toBe(6);
       // nor do the planner settings of the pass outlive it on the session

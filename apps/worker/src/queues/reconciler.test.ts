@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
 import { TEST_REDIS_URL, testQueuePrefix } from '../../../../test/helpers/redis.ts';
 import { workerConfig } from '../config.ts';
-import { fakeExecutor, seedRun, waitFor } from '../testing/fixtures.ts';
+import { fakeExecutor, holdRow, seedRun, waitFor } from '../testing/fixtures.ts';
 import { type RunningWorker, startWorker } from '../worker.ts';
 import { reconcileOnce } from './reconciler.ts';
 
@@ -50,24 +50,9 @@ describe('reconcileOnce', () => {
         dispatched_at = now() - interval '2 minutes'
       WHERE id = ${attemptId}::uuid`;
 
-    let release!: () => void;
-    const released = new Promise<void>((r) => {
-      release = r;
-    });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => {
-      locked = r;
-    });
     // an API update of the workspace, or a pass of one of its runs, holding its row
-    const holder = tdb.db.$transaction(
-      async (tx) => {
-        await tx.$queryRaw`SELECT 1 FROM workspaces WHERE id = ${dead.workspaceId}::uuid FOR NO KEY UPDATE`;
-        locked();
-        await released;
-      },
-      { timeout: 60_000 },
-    );
-    await isLocked;
+    const workspace = holdRow(tdb.db, 'workspaces', dead.workspaceId);
+    await workspace.held;
     const pass = reconcileOnce(worker.context);
     try {
       await waitFor(async () => {
@@ -79,8 +64,8 @@ describe('reconcileOnce', () => {
         0,
       );
     } finally {
-      release();
-      await holder;
+      workspace.release();
+      await workspace.done;
     }
     const report = await pass;
     expect(report.requeued).toBe(1);

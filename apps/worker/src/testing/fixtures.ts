@@ -236,6 +236,38 @@ export async function waitFor<T>(
   }
 }
 
+/** A row another transaction holds (held: once it has the lock; done: once it let go). */
+export interface HeldRow {
+  held: Promise<void>;
+  release(): void;
+  done: Promise<void>;
+}
+
+/**
+ * Holds a run's or a workspace's row FOR NO KEY UPDATE in a transaction of its own, as a
+ * dispatcher pass, a stop or an API update does, until released (or 60 s).
+ */
+export function holdRow(db: Db, table: 'runs' | 'workspaces', id: string): HeldRow {
+  let release!: () => void;
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  let locked!: () => void;
+  const held = new Promise<void>((r) => {
+    locked = r;
+  });
+  const done = db.$transaction(
+    async (tx) => {
+      if (table === 'runs') await tx.$queryRaw`SELECT 1 FROM runs WHERE id = ${id}::uuid FOR NO KEY UPDATE`;
+      else await tx.$queryRaw`SELECT 1 FROM workspaces WHERE id = ${id}::uuid FOR NO KEY UPDATE`;
+      locked();
+      await released;
+    },
+    { timeout: 60_000 },
+  );
+  return { held, release, done };
+}
+
 /** A pino logger for tests: warnings and errors only unless WORKER_TEST_LOG sets a level. */
 export function testLogger(): Logger {
   return pino({ level: process.env.WORKER_TEST_LOG ?? 'warn' });
