@@ -7,7 +7,7 @@ import { Prisma, queryGeneric } from '@osmosis/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
 import { claimOnly, copyRun, handedOutRun, ROOMY, stampNeeds, writtenOf } from '../testing/claims.ts';
-import { seedRun } from '../testing/fixtures.ts';
+import { holdRow, seedRun } from '../testing/fixtures.ts';
 import { type Claim, claimAttempt, claimStatement, markRunRunning } from './claim.ts';
 import { loadExecutionRow } from './execution-row.ts';
 import { acquireLease } from './lease.ts';
@@ -87,21 +87,9 @@ describe('claim', () => {
   it('starts the attempt without waiting on a run row another transaction holds, and says so; the run is marked after', async () => {
     const { runId, attemptIds } = await handedOutRun(tdb.db, 3, 'queued');
     const [first, second] = attemptIds as [string, string];
-    let release!: () => void;
-    const released = new Promise<void>((r) => {
-      release = r;
-    });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => {
-      locked = r;
-    });
     // a dispatcher pass or a stop holding the run's row
-    const holderTx = tdb.db.$transaction(async (tx) => {
-      await tx.$queryRaw`SELECT 1 FROM runs WHERE id = ${runId}::uuid FOR NO KEY UPDATE`;
-      locked();
-      await released;
-    });
-    await isLocked;
+    const run = holdRow(tdb.db, 'runs', runId);
+    await run.held;
     const started = Date.now();
     expect(await claimOnly(tdb.db, first, holder)).toMatchObject({
       kind: 'started',
@@ -112,8 +100,8 @@ describe('claim', () => {
     expect((await tdb.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('queued');
     // the caller marks it after, waiting for the row in a transaction of its own
     const marking = markRunRunning(tdb.db, runId);
-    release();
-    await holderTx;
+    run.release();
+    await run.done;
     expect(await marking).toBe(true);
     expect((await tdb.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('running');
     // once: the next start finds it running, and a second mark changes nothing

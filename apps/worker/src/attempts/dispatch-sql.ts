@@ -81,24 +81,6 @@ export function handOutPlanned(plan: Prisma.Sql): Prisma.Sql {
     RETURNING u.id::text AS id, u.run_id, u.index, u.created_at`;
 }
 
-/** The transaction-local setting that says a pass in one round trip holds its workspace's row. */
-const WORKSPACE_LOCKED = 'osmosis.pass_holds_workspace';
-
-/**
- * SQL: locks the workspace's row (`workspaceId`: a uuid expression; none, for a NULL) and says so
- * in WORKSPACE_LOCKED for the statements after it in the transaction; `skipBusy`: SKIP LOCKED, the
- * setting then left unset when another transaction holds the row. The setting is written only for
- * a row the locking sub-select returned (locked, not skipped), and ends with the transaction.
- */
-export function lockWorkspace(workspaceId: Prisma.Sql, skipBusy: boolean): Prisma.Sql {
-  return Prisma.sql`SELECT set_config(${WORKSPACE_LOCKED}, 'on', true) FROM (
-      SELECT 1 FROM workspaces w WHERE w.id = ${workspaceId}
-      FOR NO KEY UPDATE ${skipBusy ? Prisma.sql`SKIP LOCKED` : Prisma.empty}) held`;
-}
-
-/** SQL: this transaction holds its workspace's row (lockWorkspace took it). */
-export const HOLDS_WORKSPACE = Prisma.sql`(current_setting(${WORKSPACE_LOCKED}, true) IS NOT DISTINCT FROM 'on')`;
-
 /** SQL: run `r` has queued attempts not handed out yet (due or in backoff): what a pass hands out. */
 export const RUN_HAS_UNDISPATCHED = Prisma.sql`EXISTS (SELECT 1 FROM attempts q
   WHERE q.run_id = r.id AND q.status = 'queued' AND q.dispatched_at IS NULL)`;

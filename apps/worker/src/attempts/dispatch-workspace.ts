@@ -35,11 +35,9 @@ import {
 } from '@osmosis/db';
 import type { Queues } from '@osmosis/queues';
 import type { Logger } from 'pino';
-import { announceHandedOut, announcePicked, dispatchRun } from './dispatch.ts';
+import { announceInBackground, dispatchRun, wakeWhenDue } from './dispatch.ts';
 import {
-  HOLDS_WORKSPACE,
   handOutPlanned,
-  lockWorkspace,
   nextDueAt,
   RUN_HAS_UNDISPATCHED,
   RUN_NEEDS_ONLY_A_HAND_OUT,
@@ -49,6 +47,12 @@ import { ACTIVE_RUN_STATUSES, type DispatchLimits, effectiveWorkspaceLimitSql } 
 
 /** The transaction-local setting that lists the run rows the pass holds. */
 const RUNS_HELD = 'osmosis.pass_holds_runs';
+
+/** The transaction-local setting that says the pass holds its workspace's row. */
+const WORKSPACE_HELD = 'osmosis.pass_holds_workspace';
+
+/** SQL: this transaction holds its workspace's row (the pass's first lock took it). */
+const HOLDS_WORKSPACE = Prisma.sql`(current_setting(${WORKSPACE_HELD}, true) IS NOT DISTINCT FROM 'on')`;
 
 export interface WorkspaceRunPick {
   runId: string;
@@ -77,7 +81,6 @@ export async function pickWorkspaceInOneTrip(
     busy: boolean;
     run_id: string | null;
     status: string | null;
-    take: number | null;
     ids: string[] | null;
     unfit: boolean | null;
     next_due: Date | null;
@@ -86,7 +89,10 @@ export async function pickWorkspaceInOneTrip(
     // from the LIMIT it cannot read (the plan's), and hashed all of attempts for them (a sequential
     // scan of 200 000 rows, 130 ms, for a pass that hands out 50); for this transaction only
     Prisma.sql`SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`,
-    lockWorkspace(workspace, true),
+    // the workspace's row, SKIP LOCKED; the setting is written only for a row the locking
+    // sub-select returned (locked, not skipped), and ends with the transaction
+    Prisma.sql`SELECT set_config(${WORKSPACE_HELD}, 'on', true) FROM (
+      SELECT 1 FROM workspaces w WHERE w.id = ${workspace} FOR NO KEY UPDATE SKIP LOCKED) held`,
     Prisma.sql`SELECT set_config(${RUNS_HELD}, coalesce(string_agg(held.id::text, ','), ''), true) FROM (
       SELECT r.id FROM runs r
       WHERE r.workspace_id = ${workspace} AND ${HOLDS_WORKSPACE}
@@ -119,7 +125,7 @@ export async function pickWorkspaceInOneTrip(
       ${handOutPlanned(Prisma.sql`plan`)}
     )
     SELECT (NOT ${HOLDS_WORKSPACE} AND EXISTS (SELECT 1 FROM workspaces w WHERE w.id = ${workspace})) AS busy,
-      run.id::text AS run_id, run.status, plan.n AS take,
+      run.id::text AS run_id, run.status,
       ARRAY(SELECT p.id FROM picked p WHERE p.run_id = run.id ORDER BY p.index, p.created_at, p.id) AS ids,
       -- fewer handed out than there was room for: is any left because it fits no live worker?
       ((SELECT count(*) FROM picked p WHERE p.run_id = run.id) < plan.n AND ${runHasUnfit(Prisma.sql`run.id`)}) AS unfit,
@@ -171,18 +177,10 @@ export async function dispatchWorkspace(
   for (const run of pick.runs) {
     if (run.ids.length) dispatched.set(run.runId, run.ids);
     total += run.ids.length;
-    // the hand-out is announced once for all runs, below; this queues the retries' wake-ups
-    if (run.nextDueAt) await announcePicked(queues, run.runId, { ...run, ids: [], inFlight: 0 }, logger);
+    if (run.nextDueAt) await wakeWhenDue(queues, run.runId, run.nextDueAt);
   }
-  // not awaited: with Redis away the publish waits for it to come back, and the pass must not
-  if (total > 0) {
-    announceHandedOut(queues, total).catch((error: Error) => {
-      logger?.warn(
-        { workspaceId, err: error.message },
-        'could not announce handed-out attempts (workers look anyway)',
-      );
-    });
-  }
+  // one announcement for all runs
+  announceInBackground(queues, total, logger, { workspaceId });
   for (const run of pick.runs) {
     if (!run.short) continue;
     const full = await dispatchRun(db, queues, run.runId, logger, limits);

@@ -140,32 +140,40 @@ export async function announcePicked(
   picked: Picked,
   logger?: Logger,
 ): Promise<void> {
-  // not awaited: with Redis away the publish waits for it to come back, and the pass must not
-  if (picked.ids.length > 0) {
-    announceHandedOut(queues, picked.ids.length).catch((error: Error) => {
-      logger?.warn(
-        { runId, err: error.message },
-        'could not announce handed-out attempts (workers look anyway)',
-      );
-    });
-  }
-  if (picked.nextDueAt) {
-    // a retry in backoff: wake this run's dispatcher when it becomes due
-    const delay = Math.max(0, picked.nextDueAt.getTime() - Date.now()) + 50;
-    await queues.runDispatch.add(
-      'dispatch',
-      { runId },
-      {
-        delay,
-        jobId: `due-${runId}-${picked.nextDueAt.getTime()}`,
-        removeOnComplete: true,
-        removeOnFail: 100,
-      },
-    );
-  }
+  announceInBackground(queues, picked.ids.length, logger, { runId });
+  if (picked.nextDueAt) await wakeWhenDue(queues, runId, picked.nextDueAt);
   if (picked.ids.length > 0) {
     logger?.debug({ runId, dispatched: picked.ids.length, inFlight: picked.inFlight }, 'dispatched attempts');
   }
+}
+
+/**
+ * announceHandedOut for `count` attempts (none: nothing), not awaited: with Redis away the publish
+ * waits for it to come back, and a pass must not. `context` names the pass in the warning.
+ */
+export function announceInBackground(
+  queues: Queues,
+  count: number,
+  logger: Logger | undefined,
+  context: Record<string, string>,
+): void {
+  if (count <= 0) return;
+  announceHandedOut(queues, count).catch((error: Error) => {
+    logger?.warn(
+      { ...context, err: error.message },
+      'could not announce handed-out attempts (workers look anyway)',
+    );
+  });
+}
+
+/** A retry in backoff: wakes the run's dispatcher when it becomes due (a delayed run-dispatch job). */
+export async function wakeWhenDue(queues: Queues, runId: string, dueAt: Date): Promise<void> {
+  const delay = Math.max(0, dueAt.getTime() - Date.now()) + 50;
+  await queues.runDispatch.add(
+    'dispatch',
+    { runId },
+    { delay, jobId: `due-${runId}-${dueAt.getTime()}`, removeOnComplete: true, removeOnFail: 100 },
+  );
 }
 
 /** What a dispatcher pass reads of its run first, without a lock (runBeforePass). */

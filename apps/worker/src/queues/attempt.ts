@@ -530,21 +530,19 @@ export function createAttemptProcessor(ctx: WorkerContext) {
     // window's turn (refill-turns.ts): at a run's or a workspace's limit each result frees one
     // slot, and a pass per result held the run's row most of the time (bench/dispatch-scale.ts).
     // Without the workspace (never, once the execution ran) or Redis, the module's own pass
-    const workspaceId = entry.workspaceId;
-    const refilled = !fast.refill
-      ? true
-      : workspaceId === undefined
-        ? false
-        : await refills.ask(workspaceId).then(
-            () => true,
-            (error: unknown) => {
-              logger.warn(
-                { runId: entry.runId, err: errorMessage(error) },
-                'could not ask for a top-up pass',
-              );
-              return false;
-            },
-          );
+    let refilled = true;
+    if (fast.refill) {
+      const workspaceId = entry.workspaceId;
+      refilled =
+        workspaceId !== undefined &&
+        (await refills.ask(workspaceId).then(
+          () => true,
+          (error: unknown) => {
+            logger.warn({ runId: entry.runId, err: errorMessage(error) }, 'could not ask for a top-up pass');
+            return false;
+          },
+        ));
+    }
     return { ...written, refilled };
   }
 
