@@ -2,13 +2,14 @@
 // BullMQ attempt and run-dispatch workers, presence loop, leases and reservations) sharing this
 // process's own Prisma pool, with a stand-in executor that only sleeps. The first worker of the
 // first process also runs the reconciler. Prints one JSON line `{"ready":n}` once every worker
-// is up; on SIGTERM prints `{"turns":[[attempt, called, returned], …]}` (the executions of the
-// window: when the stand-in executor was called and returned, ms), closes the workers and prints
+// is up; on SIGTERM prints `{"turns":[[attempt, called, returned], …], "loop", "pool"}` (the
+// executions of the window: when the stand-in executor was called and returned, ms; the event
+// loop's lateness; its pools' load), closes the workers and prints
 // `{"cpu":{user,system}}` (seconds) before exiting, so the parent can put this process's CPU
 // beside the others' (counted from SIGUSR1, the start of the measured window).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createDb } from '@osmosis/db';
+import { createDb, genericPoolOf, poolOf } from '@osmosis/db';
 import { workerConfig } from '../apps/worker/src/config.ts';
 import { QUEUE_MODULES } from '../apps/worker/src/queues/index.ts';
 import { testLogger } from '../apps/worker/src/testing/fixtures.ts';
@@ -50,6 +51,33 @@ const MAX_TURNS = 20_000;
 let measuring = false;
 /** how late this process's event loop ran what was due, over the window */
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+/**
+ * this process's two pools over the window (sampled every 10 ms): connections in use and callers
+ * waiting for one. A result waits there between its executor's return and its statement
+ */
+const pools = { main: poolOf(db), generic: genericPoolOf(db) };
+const poolLoad = {
+  samples: 0,
+  mainBusy: 0,
+  mainWaiting: 0,
+  genericBusy: 0,
+  genericWaiting: 0,
+  genericTotal: 0,
+  genericConnects: 0,
+};
+pools.generic?.on('connect', () => {
+  if (measuring) poolLoad.genericConnects++;
+});
+const poolSampler = setInterval(() => {
+  if (!measuring || !pools.main || !pools.generic) return;
+  poolLoad.samples++;
+  poolLoad.mainBusy += pools.main.totalCount - pools.main.idleCount;
+  poolLoad.mainWaiting += pools.main.waitingCount;
+  poolLoad.genericBusy += pools.generic.totalCount - pools.generic.idleCount;
+  poolLoad.genericWaiting += pools.generic.waitingCount;
+  poolLoad.genericTotal += pools.generic.totalCount;
+}, 10);
+poolSampler.unref();
 const workers: RunningWorker[] = [];
 for (let i = 0; i < Number(args.count); i++) {
   const config = workerConfig({
@@ -93,7 +121,18 @@ process.on('SIGTERM', async () => {
   measuring = false;
   loopDelay.disable();
   const loop = { mean: loopDelay.mean / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
-  process.stdout.write(`${JSON.stringify({ turns, loop })}\n`);
+  const n = Math.max(1, poolLoad.samples);
+  const pool = {
+    mainBusy: poolLoad.mainBusy / n,
+    mainWaiting: poolLoad.mainWaiting / n,
+    mainMax: pools.main?.options.max ?? 0,
+    genericBusy: poolLoad.genericBusy / n,
+    genericWaiting: poolLoad.genericWaiting / n,
+    genericMax: pools.generic?.options.max ?? 0,
+    genericTotal: poolLoad.genericTotal / n,
+    genericConnects: poolLoad.genericConnects,
+  };
+  process.stdout.write(`${JSON.stringify({ turns, loop, pool })}\n`);
   await Promise.allSettled(workers.map((w) => w.close()));
   await db.$disconnect();
   process.stdout.write(`${JSON.stringify({ cpu: { user: cpu.user / 1e6, system: cpu.system / 1e6 } })}\n`);

@@ -190,6 +190,18 @@ async function slotTurns(db: ReturnType<typeof createDb>, turns: [string, number
   };
 }
 
+/** A child process's pools over the window (means of its samples; dispatch-scale-workers.ts). */
+interface PoolLoad {
+  mainBusy: number;
+  mainWaiting: number;
+  mainMax: number;
+  genericBusy: number;
+  genericWaiting: number;
+  genericMax: number;
+  genericTotal: number;
+  genericConnects: number;
+}
+
 interface Child {
   proc: ChildProcess;
   lines: AsyncIterator<string>;
@@ -333,12 +345,14 @@ async function main() {
     cpu.stop();
     const turns: [string, number, number][] = [];
     const loops: { mean: number; p99: number; max: number }[] = [];
+    const pools: PoolLoad[] = [];
     const childCpu = await Promise.all(
       children.map(async (child) => {
         child.proc.kill('SIGTERM');
         const message = await nextMessage(child, 'turns');
         turns.push(...(message.turns as [string, number, number][]));
         loops.push(message.loop as { mean: number; p99: number; max: number });
+        pools.push(message.pool as PoolLoad);
         const { cpu } = (await nextMessage(child, 'cpu')) as { cpu: { user: number; system: number } };
         return cpu.user + cpu.system;
       }),
@@ -390,6 +404,11 @@ async function main() {
       );
     console.log(
       `worker event loops      late by ${loops.map((l) => `${l.mean.toFixed(1)} ms (p99 ${l.p99.toFixed(0)}, max ${l.max.toFixed(0)})`).join(', ')}`,
+    );
+    const usage = (busy: number, max: number, waiting: number) =>
+      `${busy.toFixed(1)}/${max} in use, ${waiting.toFixed(1)} waiting`;
+    console.log(
+      `worker pools            ${pools.map((p) => `main ${usage(p.mainBusy, p.mainMax, p.mainWaiting)}; generic ${usage(p.genericBusy, p.genericMax, p.genericWaiting)} (${p.genericTotal.toFixed(1)} open, ${p.genericConnects} connects)`).join(' | ')} (means)`,
     );
     const workerSeconds = childCpu.reduce((a, b) => a + b, 0);
     const msPerStart = (seconds: number) => (seconds * 1000) / Math.max(1, started);

@@ -1,4 +1,4 @@
-export { createDb, type Db, DEFAULT_DATABASE_URL, poolOf } from './client.ts';
+export { createDb, type Db, DEFAULT_DATABASE_URL, genericPoolOf, poolOf } from './client.ts';
 export { deploymentId } from './deployment.ts';
 export * from './events.ts';
 export type * from './generated/prisma/client.ts';
