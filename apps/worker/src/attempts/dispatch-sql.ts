@@ -81,9 +81,27 @@ export function handOutPlanned(plan: Prisma.Sql): Prisma.Sql {
     RETURNING u.id::text AS id, u.run_id, u.index, u.created_at`;
 }
 
-/** SQL: run `r` has queued attempts not handed out yet (due or in backoff): what a pass hands out. */
-export const RUN_HAS_UNDISPATCHED = Prisma.sql`EXISTS (SELECT 1 FROM attempts q
-  WHERE q.run_id = r.id AND q.status = 'queued' AND q.dispatched_at IS NULL)`;
+/**
+ * SQL: run `r` has queued attempts not handed out yet (due or in backoff): what a pass hands out.
+ * The first one in attempts_dispatch_pick_idx's order: with sorts priced out (SORTS_OFF) that
+ * index is its only plan. As EXISTS, Postgres read the run's every attempt into a bitmap before
+ * looking at one; as a plain LIMIT 1, it walked the heap from its start, past other runs' attempts
+ * (it expects a match to come soon).
+ */
+export const RUN_HAS_UNDISPATCHED = Prisma.sql`((SELECT 1 FROM attempts q
+  WHERE q.run_id = r.id AND q.status = 'queued' AND q.dispatched_at IS NULL
+  ORDER BY q.dispatched_at LIMIT 1) IS NOT NULL)`;
+
+/**
+ * Statements that price sorts out for what follows in their transaction, and put them back (on the
+ * main pool's connections, where they are on): a statement between them that tests backlogLow
+ * (@osmosis/db) counts on attempts_dispatch_pick_idx alone (runBacklogInOrder), as
+ * RUN_HAS_UNDISPATCHED looks. JIT goes off with them, as on the generic-plan connections
+ * (client.ts): a plan that does need a sort is costed past jit_above_cost, and compiling it would
+ * cost more than the sort.
+ */
+export const SORTS_OFF = Prisma.sql`SELECT set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`;
+export const SORTS_BACK = Prisma.sql`SELECT set_config('enable_sort', 'on', true)`;
 
 /** SQL: some of the run's attempts not handed out fit no live worker (a boolean). */
 export function runHasUnfit(runId: Prisma.Sql): Prisma.Sql {

@@ -42,6 +42,8 @@ import {
   RUN_HAS_UNDISPATCHED,
   RUN_NEEDS_ONLY_A_HAND_OUT,
   runHasUnfit,
+  SORTS_BACK,
+  SORTS_OFF,
 } from './dispatch-sql.ts';
 import { ACTIVE_RUN_STATUSES, type DispatchLimits, effectiveWorkspaceLimitSql } from './placement.ts';
 
@@ -70,36 +72,41 @@ export interface WorkspacePick {
   runs: WorkspaceRunPick[];
 }
 
-/** Null when the client cannot send one trip (a transaction client). */
-export async function pickWorkspaceInOneTrip(
-  db: Db,
+/**
+ * The pass's statements, as sent in one trip (exported so a test can read the plan one gets, after
+ * those before it): planner settings for the transaction; the workspace's row; the rows of its
+ * runs whose backlog runs low, with sorts priced out so that each run's backlog is counted on the
+ * hand-out's index (dispatch-sql.ts SORTS_OFF); the hand-out. `lockRunsAt`: the run rows' place.
+ */
+export function workspacePassTrip(
   workspaceId: string,
   limits: DispatchLimits,
-): Promise<WorkspacePick | null> {
+): { statements: Prisma.Sql[]; lockRunsAt: number } {
+  const pass = workspacePassStatements(workspaceId, limits);
+  return {
+    statements: [pass.settings, pass.lockWorkspace, SORTS_OFF, pass.lockRuns, SORTS_BACK, pass.handOut],
+    lockRunsAt: 3,
+  };
+}
+
+function workspacePassStatements(workspaceId: string, limits: DispatchLimits) {
   const workspace = Prisma.sql`${workspaceId}::uuid`;
-  const rows = await queryInOneTrip<{
-    busy: boolean;
-    run_id: string | null;
-    status: string | null;
-    ids: string[] | null;
-    unfit: boolean | null;
-    next_due: Date | null;
-  }>(db, [
+  return {
     // the hand-out's UPDATE joins its picks to attempts by key: Postgres guessed ~300 picks a run
     // from the LIMIT it cannot read (the plan's), and hashed all of attempts for them (a sequential
     // scan of 200 000 rows, 130 ms, for a pass that hands out 50); for this transaction only
-    Prisma.sql`SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`,
+    settings: Prisma.sql`SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`,
     // the workspace's row, SKIP LOCKED; the setting is written only for a row the locking
     // sub-select returned (locked, not skipped), and ends with the transaction
-    Prisma.sql`SELECT set_config(${WORKSPACE_HELD}, 'on', true) FROM (
+    lockWorkspace: Prisma.sql`SELECT set_config(${WORKSPACE_HELD}, 'on', true) FROM (
       SELECT 1 FROM workspaces w WHERE w.id = ${workspace} FOR NO KEY UPDATE SKIP LOCKED) held`,
-    Prisma.sql`SELECT set_config(${RUNS_HELD}, coalesce(string_agg(held.id::text, ','), ''), true) FROM (
+    lockRuns: Prisma.sql`SELECT set_config(${RUNS_HELD}, coalesce(string_agg(held.id::text, ','), ''), true) FROM (
       SELECT r.id FROM runs r
       WHERE r.workspace_id = ${workspace} AND ${HOLDS_WORKSPACE}
         AND ${RUN_NEEDS_ONLY_A_HAND_OUT} AND ${RUN_HAS_UNDISPATCHED}
         AND ${backlogLow(Prisma.sql`r.id`, Prisma.sql`r.max_concurrent_attempts`)}
       FOR NO KEY UPDATE OF r SKIP LOCKED) held`,
-    Prisma.sql`
+    handOut: Prisma.sql`
     WITH run AS (
       -- read again by this statement (after the locks): a run that stopped or took a waiting
       -- reason before its row was locked is left out
@@ -128,12 +135,31 @@ export async function pickWorkspaceInOneTrip(
       run.id::text AS run_id, run.status,
       ARRAY(SELECT p.id FROM picked p WHERE p.run_id = run.id ORDER BY p.index, p.created_at, p.id) AS ids,
       -- fewer handed out than there was room for: is any left because it fits no live worker?
-      ((SELECT count(*) FROM picked p WHERE p.run_id = run.id) < plan.n AND ${runHasUnfit(Prisma.sql`run.id`)}) AS unfit,
+      -- (in a CASE, so that it is not looked for when no run was held: AND left Postgres free to
+      -- test it first, over every task, ~920 shared blocks a pass that held nothing)
+      CASE WHEN (SELECT count(*) FROM picked p WHERE p.run_id = run.id) < plan.n
+        THEN ${runHasUnfit(Prisma.sql`run.id`)} ELSE false END AS unfit,
       ${nextDueAt(Prisma.sql`run.id`)} AS next_due
     FROM (SELECT 1) one
       LEFT JOIN run ON TRUE
       LEFT JOIN plan ON plan.run_id = run.id`,
-  ]);
+  };
+}
+
+/** Null when the client cannot send one trip (a transaction client). */
+export async function pickWorkspaceInOneTrip(
+  db: Db,
+  workspaceId: string,
+  limits: DispatchLimits,
+): Promise<WorkspacePick | null> {
+  const rows = await queryInOneTrip<{
+    busy: boolean;
+    run_id: string | null;
+    status: string | null;
+    ids: string[] | null;
+    unfit: boolean | null;
+    next_due: Date | null;
+  }>(db, workspacePassTrip(workspaceId, limits).statements);
   if (rows === null) return null;
   const busy = rows[0]?.busy === true;
   const runs: WorkspaceRunPick[] = [];

@@ -25,7 +25,15 @@
 // keep another's first attempts waiting either.
 import { attemptsReadyChannel, type RunStatusName } from '@osmosis/contracts';
 import { DEFAULT_WORKSPACE_MAX_CONCURRENT_ATTEMPTS } from '@osmosis/core';
-import { appendRunEvent, backlogLow, type Db, Prisma, queryRows, runInFlightCount } from '@osmosis/db';
+import {
+  appendRunEvent,
+  backlogLow,
+  type Db,
+  Prisma,
+  queryInOneTrip,
+  queryRows,
+  runInFlightCount,
+} from '@osmosis/db';
 import type { Queues } from '@osmosis/queues';
 import type { Logger } from 'pino';
 import { enforceBudget } from './budget.ts';
@@ -35,6 +43,7 @@ import {
   nextDueAt,
   RUN_HAS_UNDISPATCHED,
   RUN_NEEDS_ONLY_A_HAND_OUT,
+  SORTS_OFF,
 } from './dispatch-sql.ts';
 import {
   ACTIVE_RUN_STATUSES,
@@ -250,8 +259,7 @@ function resultOf(picked: Picked, handedOutBefore: string[]): DispatchResult {
  * that fits may have come up). A run with nothing left to hand out, or whose handed-out backlog
  * is not low yet (backlogLow), is skipped: the pass takes no lock on it.
  */
-export async function runsToDispatch(db: Db): Promise<string[]> {
-  const rows = await db.$queryRaw<{ id: string }[]>`
+const RUNS_TO_DISPATCH = Prisma.sql`
     SELECT r.id::text AS id FROM runs r
     WHERE r.status::text = ANY(${ACTIVE_RUN_STATUSES}::text[])
       AND (r.status = 'pending' OR r.waiting_reason IS NOT NULL
@@ -259,6 +267,18 @@ export async function runsToDispatch(db: Db): Promise<string[]> {
           AND ${backlogLow(Prisma.sql`r.id`, Prisma.sql`r.max_concurrent_attempts`)}
           AND ${RUN_HAS_UNDISPATCHED}))
     ORDER BY r.created_at`;
+
+/**
+ * RUNS_TO_DISPATCH as sent, after SORTS_OFF (each run's backlog counted on the hand-out's index,
+ * whatever the statistics say); exported so a test can read its plan.
+ */
+export const RUNS_TO_DISPATCH_TRIP = [SORTS_OFF, RUNS_TO_DISPATCH];
+
+/** The runs the reconciler's sweep passes (RUNS_TO_DISPATCH), oldest first. */
+export async function runsToDispatch(db: Db): Promise<string[]> {
+  const rows =
+    (await queryInOneTrip<{ id: string }>(db, RUNS_TO_DISPATCH_TRIP)) ??
+    (await db.$queryRaw<{ id: string }[]>(RUNS_TO_DISPATCH));
   return rows.map((r) => r.id);
 }
 

@@ -15,7 +15,7 @@
 // attempt as in flight until the result, which only frees a slot. A fast result racing its run's
 // last results can leave the run active with every attempt ended: the reconciler ends it
 // (completeEndedRuns).
-import { type Db, isBacklogLow, Prisma, queryGeneric, runBacklogRows, runEventsInsert } from '@osmosis/db';
+import { type Db, isBacklogLow, Prisma, queryGeneric, runBacklogInOrder, runEventsInsert } from '@osmosis/db';
 import { CLAIM_SELECT, type Claim, type ClaimRoom, type ClaimRow, claimCtes, claimOfRow } from './claim.ts';
 import type { ExecutionResult } from './executor.ts';
 import { executionEvents, finishedEvent } from './lease-events.ts';
@@ -108,8 +108,8 @@ function fastResultParts(
         -- serves it, whatever the statistics say of the partial indexes (taken before the run's
         -- hand-out, they made attempts_in_flight_idx or attempts_claim_idx look empty, and the
         -- count read every in-flight attempt of the run through the heap: 163 blocks against 44)
-        LATERAL (SELECT count(*)::int AS n FROM (SELECT 1 FROM ${runBacklogRows(Prisma.sql`d.run_id`)}
-          ORDER BY a.dispatched_at LIMIT greatest(r.max_concurrent_attempts / 4 + 1, 1)) c) b`,
+        LATERAL (SELECT count(*)::int AS n FROM (
+          ${runBacklogInOrder(Prisma.sql`d.run_id`, Prisma.sql`r.max_concurrent_attempts`)}) c) b`,
   };
 }
 

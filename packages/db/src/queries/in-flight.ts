@@ -29,22 +29,35 @@ export function runBacklogRows(runId: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`attempts a WHERE a.run_id = ${runId} AND a.status = 'queued' AND a.dispatched_at IS NOT NULL`;
 }
 
-/** SQL: the number of run `runId`'s attempts handed out and not started yet (a scalar subquery). */
-export function runBacklogCount(runId: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`(SELECT count(*) FROM ${runBacklogRows(runId)})`;
+/**
+ * SQL: run `runId`'s backlog rows, as many as backlogLow's test reads (one past a quarter of
+ * `maxConcurrent`), in attempts_dispatch_pick_idx's order (run_id, status, dispatched_at). With
+ * sorts priced out (enable_sort=off: the generic-plan connections, or SORTS_OFF for a statement)
+ * that index is its only plan. Left to choose, with statistics taken before a big run was handed
+ * out (none in line, as far as they knew), Postgres walked attempts_claim_idx — every run's line,
+ * one heap fetch an entry — for each run it tested: 18 000–37 000 shared blocks a workspace pass
+ * and 215 000 a reconciler sweep at 100 x 8 (bench/dispatch-scale.ts, auto_explain).
+ */
+export function runBacklogInOrder(runId: Prisma.Sql, maxConcurrent: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`SELECT 1 FROM ${runBacklogRows(runId)}
+    ORDER BY a.dispatched_at LIMIT greatest(${maxConcurrent} / 4 + 1, 1)`;
 }
 
 /**
  * SQL: the dispatcher should top the run up now — its backlog is down to a quarter of
  * max_concurrent_attempts (at once for a run of up to 7 slots). A big run is then topped up in
  * batches, not by a dispatcher transaction (and its run lock) per finished attempt, and a freed
- * slot meanwhile takes an attempt already handed out.
+ * slot meanwhile takes an attempt already handed out. Counted as far as the test reads, on the
+ * hand-out's index (runBacklogInOrder: sorts priced out).
  */
 export function backlogLow(runId: Prisma.Sql, maxConcurrent: Prisma.Sql): Prisma.Sql {
-  return isBacklogLow(runBacklogCount(runId), maxConcurrent);
+  return isBacklogLow(
+    Prisma.sql`(SELECT count(*) FROM (${runBacklogInOrder(runId, maxConcurrent)}) backlog)`,
+    maxConcurrent,
+  );
 }
 
-/** SQL: backlogLow's test on a backlog the statement counted already (runBacklogCount). */
+/** SQL: backlogLow's test on a backlog the statement counted already (runBacklogInOrder). */
 export function isBacklogLow(backlog: Prisma.Sql, maxConcurrent: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`(${backlog} <= ${maxConcurrent} / 4)`;
 }
