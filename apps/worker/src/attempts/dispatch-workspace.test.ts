@@ -1,14 +1,19 @@
 // The workspace's top-up pass (dispatch-workspace.ts) against real Postgres and Redis: its room to
 // the runs with the fewest in flight first, every limit kept against any mix of passes, a busy
 // workspace or a held run left alone without waiting, and the runs it must not decide untouched.
-import { createDb, Prisma, queryInOneTrip } from '@osmosis/db';
+import { createDb } from '@osmosis/db';
 import { createQueues, createRedis, type Queues } from '@osmosis/queues';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
 import { TEST_REDIS_URL, testQueuePrefix } from '../../../../test/helpers/redis.ts';
 import { holdRow, type SeededRun, seedRun } from '../testing/fixtures.ts';
-import { attemptsIndexScans, lineUnknownToStatistics } from '../testing/plans.ts';
+import {
+  attemptsIndexScans,
+  lineUnknownToStatistics,
+  planInTrip,
+  runWithLowBacklog,
+} from '../testing/plans.ts';
 import { dispatchRun } from './dispatch.ts';
 import { LINE_MS_PER_SLOT } from './dispatch-sql.ts';
 import { dispatchWorkspace, pickWorkspaceInOneTrip, workspacePassTrip } from './dispatch-workspace.ts';
@@ -301,18 +306,11 @@ describe("the workspace pass's plans", () => {
     const db = fresh.db;
     // another workspace's big run handed out after the statistics were taken (a line of 4 000)...
     await lineUnknownToStatistics(db, 4000);
-    // ...and this workspace's run, 10 of its 40 handed out: its backlog is low (limit 100)
-    const run = await seedRun(db, { tasks: 40, maxConcurrentAttempts: 100 });
-    await db.run.update({ where: { id: run.runId }, data: { status: 'running' } });
-    await db.$executeRaw`UPDATE attempts SET dispatched_at = now(), in_line_at = now()
-      WHERE id IN (SELECT id FROM attempts WHERE run_id = ${run.runId}::uuid ORDER BY index LIMIT 10)`;
+    // ...and this workspace's run, its backlog low
+    const run = await runWithLowBacklog(db);
     // the run rows' statement, as the pass sends it: after the statements before it
     const { statements, lockRunsAt } = workspacePassTrip(run.workspaceId, LIMITS);
-    const rows = await queryInOneTrip<{ 'QUERY PLAN': unknown }>(db, [
-      ...statements.slice(0, lockRunsAt),
-      Prisma.sql`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statements[lockRunsAt] ?? Prisma.empty}`,
-    ]);
-    const plan = rows?.[0]?.['QUERY PLAN'];
+    const plan = await planInTrip(db, statements, lockRunsAt);
     // the run's backlog and its first attempt not handed out on its own entries of the hand-out's
     // index: left to choose, Postgres counted the backlog on attempts_claim_idx (the whole line, a
     // heap fetch an entry: 18 000-37 000 shared blocks a pass at 100 x 8, bench/dispatch-scale.ts)

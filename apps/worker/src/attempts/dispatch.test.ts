@@ -6,14 +6,19 @@
 // concurrent passes; a run that is not the common case is left to the full pass.
 
 import { attemptsReadyChannel } from '@osmosis/contracts';
-import { Prisma, queryInOneTrip } from '@osmosis/db';
 import { createQueues, createRedis, type Queues } from '@osmosis/queues';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/db.ts';
 import { TEST_REDIS_URL, testQueuePrefix } from '../../../../test/helpers/redis.ts';
 import { seedRun, waitFor } from '../testing/fixtures.ts';
-import { attemptsIndexScans, lineUnknownToStatistics, sharedBlocksOf } from '../testing/plans.ts';
+import {
+  attemptsIndexScans,
+  lineUnknownToStatistics,
+  planInTrip,
+  runWithLowBacklog,
+  sharedBlocksOf,
+} from '../testing/plans.ts';
 import { dispatchRun, RUNS_TO_DISPATCH_TRIP, runBeforePass, runsToDispatch } from './dispatch.ts';
 import { pickInOneTrip } from './dispatch-one-trip.ts';
 import { LINE_MS_PER_SLOT } from './dispatch-sql.ts';
@@ -350,24 +355,15 @@ describe("the reconciler sweep's choice of runs", () => {
     const db = fresh.db;
     // a big run handed out after the statistics were taken (its backlog of 4 000 is not low)...
     await lineUnknownToStatistics(db, 4000);
-    // ...and a small run, 10 of its 40 handed out (limit 100: low)
-    const small = await seedRun(db, { tasks: 40, maxConcurrentAttempts: 100 });
-    await db.run.update({ where: { id: small.runId }, data: { status: 'running' } });
-    await db.$executeRaw`UPDATE attempts SET dispatched_at = now(), in_line_at = now()
-      WHERE id IN (SELECT id FROM attempts WHERE run_id = ${small.runId}::uuid ORDER BY index LIMIT 10)`;
+    // ...and a small run, its backlog low
+    const small = await runWithLowBacklog(db);
     // the sweep's statement, as sent: after the statements before it
-    const before = RUNS_TO_DISPATCH_TRIP.slice(0, -1);
-    const sweep = RUNS_TO_DISPATCH_TRIP.at(-1) ?? Prisma.empty;
-    const rows = await queryInOneTrip<{ 'QUERY PLAN': unknown }>(db, [
-      ...before,
-      Prisma.sql`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sweep}`,
-    ]);
-    const plan = rows?.[0]?.['QUERY PLAN'];
+    const plan = await planInTrip(db, RUNS_TO_DISPATCH_TRIP, RUNS_TO_DISPATCH_TRIP.length - 1);
     // each run's in-flight count on its in-flight entries; its backlog and its first attempt not
     // handed out on its own entries of the hand-out's index, never through the heap: left to
     // choose, Postgres counted the backlog on the in-flight index (every running attempt's heap
-    // row, 200 shared blocks here for the big run) or on attempts_claim_idx (the whole line, a
-    // heap fetch an entry: 215 000 blocks a sweep at 100 x 8, bench/dispatch-scale.ts)
+    // row) or on attempts_claim_idx (the whole line, a heap fetch an entry: 215 000 blocks a
+    // sweep at 100 x 8, bench/dispatch-scale.ts)
     expect(attemptsIndexScans(plan)).toEqual([
       'Index Only Scan attempts_dispatch_pick_idx',
       'Index Only Scan attempts_dispatch_pick_idx',

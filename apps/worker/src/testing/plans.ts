@@ -1,6 +1,6 @@
 // Test helpers for the dispatcher's plans: the statistics a big run's hand-out leaves behind, and
 // what a plan read (EXPLAIN ANALYZE's shared blocks).
-import type { Db } from '@osmosis/db';
+import { type Db, Prisma, queryInOneTrip } from '@osmosis/db';
 import { type SeededRun, seedRun } from './fixtures.ts';
 
 /**
@@ -25,6 +25,27 @@ export async function lineUnknownToStatistics(db: Db, line: number): Promise<See
     WHERE run_id = ${big.runId}::uuid AND index <= ${2 * line}`;
   await db.$executeRawUnsafe('VACUUM attempts');
   return big;
+}
+
+/** A running run of 40 attempts, 10 of them handed out: its backlog is low (limit 100). */
+export async function runWithLowBacklog(db: Db): Promise<SeededRun> {
+  const run = await seedRun(db, { tasks: 40, maxConcurrentAttempts: 100 });
+  await db.run.update({ where: { id: run.runId }, data: { status: 'running' } });
+  await db.$executeRaw`UPDATE attempts SET dispatched_at = now(), in_line_at = now()
+    WHERE id IN (SELECT id FROM attempts WHERE run_id = ${run.runId}::uuid ORDER BY index LIMIT 10)`;
+  return run;
+}
+
+/**
+ * The plan statement `at` of a one-trip gets when sent as it is, after the statements before it
+ * (EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON): it runs, in the trip's one transaction).
+ */
+export async function planInTrip(db: Db, statements: Prisma.Sql[], at: number): Promise<unknown> {
+  const rows = await queryInOneTrip<{ 'QUERY PLAN': unknown }>(db, [
+    ...statements.slice(0, at),
+    Prisma.sql`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statements[at] ?? Prisma.empty}`,
+  ]);
+  return rows?.[0]?.['QUERY PLAN'];
 }
 
 /** The scans of attempts' indexes in an EXPLAIN (FORMAT JSON) plan, as "<node type> <index>", sorted. */
