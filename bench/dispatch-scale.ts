@@ -296,6 +296,20 @@ async function main() {
             SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`
         )[0]?.n ?? 0,
       );
+    // what Postgres wrote and did besides the statements (the whole cluster's WAL and checkpoints:
+    // nothing else runs on it during a bench): rounds of like code differ in Postgres's CPU a
+    // start, and full-page images after a checkpoint or an autovacuum in the window are suspects
+    const upkeepOf = async () =>
+      (
+        await db.$queryRaw<
+          { wal_bytes: number; wal_fpi: number; checkpoints: number; vacuums: number; analyzes: number }[]
+        >`
+          SELECT (SELECT wal_bytes::float8 FROM pg_stat_wal) AS wal_bytes,
+            (SELECT wal_fpi::float8 FROM pg_stat_wal) AS wal_fpi,
+            (SELECT (checkpoints_timed + checkpoints_req)::float8 FROM pg_stat_bgwriter) AS checkpoints,
+            (SELECT (autovacuum_count + vacuum_count)::float8 FROM pg_stat_user_tables WHERE relname = 'attempts') AS vacuums,
+            (SELECT (autoanalyze_count + analyze_count)::float8 FROM pg_stat_user_tables WHERE relname = 'attempts') AS analyzes`
+      )[0];
     const cpu = startCpuSampler({
       apiPid: process.pid,
       workerPid: -1,
@@ -305,6 +319,7 @@ async function main() {
     cpu.mark();
     for (const child of children) child.proc.kill('SIGUSR1');
     const commits0 = await commitsOf();
+    const upkeep0 = await upkeepOf();
     const calls0 = await redisCalls(redis);
     const redisCpu0 = await redisCpu(redis);
     const start = new Date();
@@ -339,6 +354,7 @@ async function main() {
     const elapsed = (Date.now() - start.getTime()) / 1000;
     const statements = args['pg-stats'] ? await topStatements(db) : [];
     const commits = (await commitsOf()) - commits0;
+    const upkeep1 = await upkeepOf();
     const calls = (await redisCalls(redis)) - calls0;
     const redisSeconds = (await redisCpu(redis)) - redisCpu0;
     const cpuSeconds = cpu.mark();
@@ -388,6 +404,12 @@ async function main() {
     );
     console.log(`postgres commits/s      ${fmt(commits / elapsed)} (${perStart(commits)} per start)`);
     console.log(`redis commands/s        ${fmt(calls / elapsed)} (${perStart(calls)} per start)`);
+    if (upkeep0 && upkeep1) {
+      const delta = (key: keyof typeof upkeep0) => upkeep1[key] - upkeep0[key];
+      console.log(
+        `postgres upkeep         WAL ${fmt(delta('wal_bytes') / Math.max(1, started) / 1024)} KB a start (${(delta('wal_fpi') / Math.max(1, started)).toFixed(2)} full-page images a start); ${delta('checkpoints')} checkpoints, attempts vacuumed ${delta('vacuums')} and analyzed ${delta('analyzes')} times in the window`,
+      );
+    }
     const mean = (n: number) => fmt(n / Math.max(1, backends.samples));
     console.log(
       `postgres backends       ${mean(backends.lock)} waiting on a row lock, ${mean(backends.idleInTx)} idle in a transaction, ${mean(backends.active)} running a statement (mean of ${backends.samples} samples)`,
