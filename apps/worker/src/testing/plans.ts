@@ -1,5 +1,5 @@
-// Test helpers for the dispatcher's plans: the statistics a big run's hand-out leaves behind, and
-// what a plan read (EXPLAIN ANALYZE's shared blocks).
+// Test helpers for the dispatcher's plans: the statistics a big run's hand-out leaves behind, a run
+// whose backlog runs low, the plan a one-trip's statement gets, and what that plan read.
 import { type Db, Prisma, queryInOneTrip } from '@osmosis/db';
 import { type SeededRun, seedRun } from './fixtures.ts';
 
@@ -37,8 +37,9 @@ export async function runWithLowBacklog(db: Db): Promise<SeededRun> {
 }
 
 /**
- * The plan statement `at` of a one-trip gets when sent as it is, after the statements before it
- * (EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON): it runs, in the trip's one transaction).
+ * The plan that statement `at` of a one-trip gets, sent after the statements before it as the trip
+ * sends them (EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON): the statement runs, in the trip's
+ * transaction).
  */
 export async function planInTrip(db: Db, statements: Prisma.Sql[], at: number): Promise<unknown> {
   const rows = await queryInOneTrip<{ 'QUERY PLAN': unknown }>(db, [
