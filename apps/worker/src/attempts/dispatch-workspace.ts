@@ -83,10 +83,8 @@ export function workspacePassTrip(
   limits: DispatchLimits,
 ): { statements: Prisma.Sql[]; lockRunsAt: number } {
   const pass = workspacePassStatements(workspaceId, limits);
-  return {
-    statements: [pass.settings, pass.lockWorkspace, SORTS_OFF, pass.lockRuns, SORTS_BACK, pass.handOut],
-    lockRunsAt: 3,
-  };
+  const statements = [pass.settings, pass.lockWorkspace, SORTS_OFF, pass.lockRuns, SORTS_BACK, pass.handOut];
+  return { statements, lockRunsAt: statements.indexOf(pass.lockRuns) };
 }
 
 function workspacePassStatements(workspaceId: string, limits: DispatchLimits) {

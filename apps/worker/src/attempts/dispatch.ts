@@ -276,9 +276,8 @@ export const RUNS_TO_DISPATCH_TRIP = [SORTS_OFF, RUNS_TO_DISPATCH];
 
 /** The runs the reconciler's sweep passes (RUNS_TO_DISPATCH), oldest first. */
 export async function runsToDispatch(db: Db): Promise<string[]> {
-  const rows =
-    (await queryInOneTrip<{ id: string }>(db, RUNS_TO_DISPATCH_TRIP)) ??
-    (await db.$queryRaw<{ id: string }[]>(RUNS_TO_DISPATCH));
+  const rows = await queryInOneTrip<{ id: string }>(db, RUNS_TO_DISPATCH_TRIP);
+  if (!rows) throw new Error('the sweep needs a client that can send one trip');
   return rows.map((r) => r.id);
 }
 

@@ -2,7 +2,7 @@
 // fake executors for dispatcher tests. Used by apps/worker tests and test/run-*.test.ts.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { Db, Prisma } from '@osmosis/db';
+import { type Db, Prisma } from '@osmosis/db';
 import { createQueues, createRedis, enqueueRunDispatch } from '@osmosis/queues';
 import { createLocalStorage, packTarBuffer, parseTaskDir } from '@osmosis/tasks';
 import pino, { type Logger } from 'pino';
@@ -258,8 +258,7 @@ export function holdRow(db: Db, table: 'runs' | 'workspaces', id: string): HeldR
   });
   const done = db.$transaction(
     async (tx) => {
-      if (table === 'runs') await tx.$queryRaw`SELECT 1 FROM runs WHERE id = ${id}::uuid FOR NO KEY UPDATE`;
-      else await tx.$queryRaw`SELECT 1 FROM workspaces WHERE id = ${id}::uuid FOR NO KEY UPDATE`;
+      await tx.$queryRaw`SELECT 1 FROM ${Prisma.raw(table)} WHERE id = ${id}::uuid FOR NO KEY UPDATE`;
       locked();
       await released;
     },
