@@ -1,4 +1,5 @@
 // Server basics: health, unknown routes, the error shape for each status, OpenAPI, docs, request ids.
+import { Readable } from 'node:stream';
 import { ErrorBody } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -18,6 +19,25 @@ beforeAll(async () => {
       });
       app.get('/v1/test-conflict', async () => {
         throw ApiError.conflict('already there', { name: 'x' });
+      });
+      // a download route fails after it set the file's headers (a generated file failing at once)
+      app.get('/v1/test-fail-after-headers', async (_request, reply) => {
+        reply
+          .code(206)
+          .header('content-type', 'text/csv; charset=utf-8')
+          .header('content-range', 'bytes 0-9/100')
+          .header('content-length', '10')
+          .header('content-disposition', 'attachment; filename="x.csv"');
+        throw ApiError.conflict('the file changed while it was read');
+      });
+      // a generated file whose first page fails (a query refused): the stream errors before a byte
+      app.get('/v1/test-stream-fails-at-once', async (_request, reply) => {
+        reply.header('content-type', 'text/csv; charset=utf-8').header('accept-ranges', 'bytes');
+        const failing = async function* (): AsyncGenerator<Buffer> {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          throw new Error('date/time field value out of range: "0000-01-01 00:00:00"');
+        };
+        return reply.send(Readable.from(failing(), { objectMode: false }));
       });
     },
   });
@@ -132,6 +152,23 @@ describe('error shape', () => {
     });
     expect(res.status).toBe(413);
     expectErrorShape(res.body, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('an error after a download set its headers is still the JSON error, without the file headers', async () => {
+    const res = await api.request('GET', '/v1/test-fail-after-headers', { token: owner.token });
+    expect(res.status, res.text).toBe(409);
+    expect(expectErrorShape(res.body, 'CONFLICT').error.message).toBe('the file changed while it was read');
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    for (const header of ['content-range', 'content-disposition'])
+      expect(res.headers.get(header), header).toBeNull();
+  });
+
+  it("a stream that fails before its first byte is the JSON 500, not the framework's own shape", async () => {
+    const res = await api.request('GET', '/v1/test-stream-fails-at-once', { token: owner.token });
+    expect(res.status).toBe(500);
+    expectErrorShape(res.body, 'INTERNAL');
+    expect(res.text).not.toContain('0000-01-01');
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
   it('500 INTERNAL without leaking the message or stack', async () => {

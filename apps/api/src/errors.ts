@@ -203,8 +203,28 @@ export function errorHandler(
   const { status, body, headers, internal } = toErrorResponse(error);
   if (internal) request.log.error({ err: error }, 'request failed');
   else if (status >= 400) request.log.info({ code: body.error.code, status }, body.error.message);
-  reply.code(status).headers(headers).send(body);
+  clearFileHeaders(reply);
+  reply.code(status).headers(headers).header('content-type', 'application/json; charset=utf-8').send(body);
 }
+
+/**
+ * Drops the headers a download set for its file. A download may fail after it described the
+ * file (type, range, length, attachment name): those headers would mislabel the error sent
+ * instead (a length the error body does not have holds the connection), and a non-JSON type
+ * makes Fastify refuse to serialize a JSON error and answer in its own shape.
+ */
+export function clearFileHeaders(reply: FastifyReply): void {
+  for (const header of FILE_HEADERS) reply.removeHeader(header);
+}
+
+const FILE_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-range',
+  'content-disposition',
+  'content-encoding',
+  'accept-ranges',
+];
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
   reply

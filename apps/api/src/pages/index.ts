@@ -18,7 +18,7 @@
 import fastifyCsrf from '@fastify/csrf-protection';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { authContextOf } from '../auth.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, clearFileHeaders } from '../errors.ts';
 import { AuthFailureLimiter, tokenPrefixOf } from '../rate-limit.ts';
 import { runStreamServer } from '../routes/events-stream.ts';
 import { stopRunByName } from '../services/run-stop.ts';
@@ -62,6 +62,7 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
 
   app.setErrorHandler((error, request, reply) => {
     const ctx = contexts.get(request) ?? null;
+    clearFileHeaders(reply); // a download that failed after it described its file
     if (error instanceof PageError || error instanceof ApiError)
       return errorPage(reply, ctx, error.status, error.message);
     if (isCsrfError(error)) {
