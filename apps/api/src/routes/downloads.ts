@@ -137,7 +137,16 @@ export const downloadRoutes: FastifyPluginAsyncZod = async (app) => {
         params: RunNameParams,
         querystring: z.object({
           path: z.string().min(1),
-          at: z.string().datetime({ offset: true }).optional().describe("the manifest's generated_at"),
+          at: z
+            .string()
+            .datetime({ offset: true })
+            // ISO allows year 0000, which Postgres refuses (a 500 from the first query)
+            .refine((at) => Date.parse(at) >= 0, {
+              error:
+                "must be the generated_at of the run's manifest (GET /v1/runs/:name/downloads/manifest), a time from 1970 on; leave it out for the file as it is now",
+            })
+            .optional()
+            .describe("the manifest's generated_at"),
         }),
       },
     },
