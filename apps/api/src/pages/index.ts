@@ -20,7 +20,7 @@ import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { authContextOf } from '../auth.ts';
 import { ApiError, clearFileHeaders } from '../errors.ts';
 import { AuthFailureLimiter, tokenPrefixOf } from '../rate-limit.ts';
-import { runStreamServer } from '../routes/events-stream.ts';
+import { runStreamServer, tokenStillAllows } from '../routes/events-stream.ts';
 import { stopRunByName } from '../services/run-stop.ts';
 import { resolveApiToken, resolveApiTokenById } from '../services/tokens.ts';
 import { retrySync } from './benchmark-sync.ts';
@@ -200,6 +200,7 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
         name: (request.params as { name: string }).name,
         query: {},
         events: false,
+        stillAllowed: tokenStillAllows(app.db, ctxOf(request).auth.tokenId, ctxOf(request).auth.workspace.id),
       }),
     );
     signed.get('/runs/:name/stop', hide, async (request, reply) =>

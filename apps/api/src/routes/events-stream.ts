@@ -2,7 +2,9 @@
 // with `id:` = the event id, so a reconnect with Last-Event-ID resumes), progress snapshots
 // (`progress`, sent first and whenever the counts change) and, when the run is terminal, `end`
 // with the final scores; then the stream closes. Postgres is polled (run_events by (run_id, id)
-// and one GROUP BY for the counts), so any API instance can serve any run.
+// and one GROUP BY for the counts), so any API instance can serve any run. A stream may stay
+// open for hours: it ends when the run is deleted, and when the caller's token stops working
+// (revoked, expired, member removed), checked again every STREAM_ACCESS_RECHECK_MS.
 // serveRunStream is the whole stream; the run page's GET /runs/:name/stream (pages/index.ts) uses
 // it too, with the session's workspace and only `progress` and `end`.
 import {
@@ -20,10 +22,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { loadRunResults, runOr404 } from '../services/run-results.ts';
 import { backlogCursor, currentRunStatus, runTimes } from '../services/run-stream.ts';
+import { resolveApiTokenById } from '../services/tokens.ts';
 import { RunNameParams } from './results.ts';
 
 export const STREAM_DEFAULT_INTERVAL_MS = 1000;
 const HEARTBEAT_MS = 15_000;
+/** How often an open stream checks again that its caller may still read the run. */
+export const STREAM_ACCESS_RECHECK_MS = 5_000;
 const BACKLOG_DEFAULT = 20;
 const PAGE = 500;
 
@@ -71,6 +76,20 @@ export interface RunStreamOptions {
   query: z.infer<typeof StreamQuery>;
   /** send `run-event` frames (default true); false: only `progress` and `end` */
   events?: boolean;
+  /**
+   * Whether the caller may still read the run (its token active, still a member): asked again
+   * every STREAM_ACCESS_RECHECK_MS while the stream is open, which it may be for the hours a
+   * run takes; the stream ends when it answers false.
+   */
+  stillAllowed?: () => Promise<boolean>;
+}
+
+/** The /v1 and page streams' access check: the token the stream was opened with, in `workspaceId`. */
+export function tokenStillAllows(db: Db, tokenId: string, workspaceId: string): () => Promise<boolean> {
+  return async () => {
+    const resolved = await resolveApiTokenById(db, tokenId);
+    return resolved.ok && resolved.value.workspace.id === workspaceId;
+  };
 }
 
 export type ServeRunStream = (
@@ -89,7 +108,7 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
     for (const close of [...open]) close();
   });
 
-  return async (request, reply, { workspaceId, name, query, events = true }) => {
+  return async (request, reply, { workspaceId, name, query, events = true, stillAllowed }) => {
     const db = app.db;
     const run = await runOr404(db, workspaceId, name);
     const intervalMs = query.interval_ms ?? STREAM_DEFAULT_INTERVAL_MS;
@@ -143,12 +162,33 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
 
     const planned = run.agents.length * run.taskCount * run.attemptsPerTask;
     let lastProgress = '';
+    let accessCheckedAt = Date.now();
+    /** False (and the stream closed) once the caller lost access; checked when it is due. */
+    const stillOpen = async (): Promise<boolean> => {
+      if (closed) return false;
+      if (stillAllowed && Date.now() - accessCheckedAt >= STREAM_ACCESS_RECHECK_MS) {
+        if (!(await stillAllowed())) {
+          close();
+          return false;
+        }
+        accessCheckedAt = Date.now();
+      }
+      return !closed;
+    };
 
     const tick = async (): Promise<void> => {
-      if (closed) return;
+      if (!(await stillOpen())) return;
       // status first: events written before the run turned terminal are then all visible
-      const status = (await currentRunStatus(db, run.id)) ?? run.status;
+      const status = await currentRunStatus(db, run.id);
+      if (status === null) return close(); // the run was deleted: nothing more will come
       while (events) {
+        // a reader that does not read: nothing more is written until its socket drained (else
+        // every event the run writes meanwhile would wait in this process's memory), and access
+        // is checked again after the wait, which may have been long
+        if (res.writableNeedDrain) {
+          await drained();
+          if (!(await stillOpen())) return;
+        }
         const rows = await eventsAfter(db, run.id, cursor, PAGE);
         for (const row of rows) {
           if (closed) return;
@@ -156,10 +196,6 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
           cursor = row.id;
         }
         if (rows.length < PAGE) break;
-        // a reader that does not read: the next page waits until its socket drained (else the
-        // whole history would wait in this process's memory)
-        if (res.writableNeedDrain) await drained();
-        if (closed) return;
       }
       // every watcher reads this every tick: no wait on a fold under way (the 'end' frame is exact)
       const counts = await runOutcomeCounts(db, run.id, { exact: false });
@@ -222,6 +258,7 @@ export const eventStreamRoutes: FastifyPluginAsyncZod = async (app) => {
         workspaceId: request.auth.workspace.id,
         name: request.params.name,
         query: request.query,
+        stillAllowed: tokenStillAllows(app.db, request.auth.tokenId, request.auth.workspace.id),
       }),
   );
 };
