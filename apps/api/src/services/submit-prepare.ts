@@ -6,6 +6,7 @@ import {
   type ConfigIssue,
   formatConfigIssue,
   locateConfigIssues,
+  MAX_LOCATED_ISSUES,
   type MissingSecretsDetails,
   type RunConfig,
   type RunConfigBenchmark,
@@ -54,13 +55,21 @@ export interface Prepared {
   preview: RunPreview;
 }
 
+/** Problems listed in one INVALID_CONFIG answer: a file written to have thousands gets a short answer. */
+export const MAX_LISTED_CONFIG_ISSUES = MAX_LOCATED_ISSUES;
+
 export function invalidConfig(fileName: string, issues: ConfigIssue[]): ApiError {
-  const lines = issues.map((i) => formatConfigIssue(fileName, i));
-  return new ApiError(
-    'INVALID_CONFIG',
-    `${fileName}: ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n${lines.map((l) => `  ${l}`).join('\n')}`,
-    { file_name: fileName, issues },
-  );
+  const listed = issues.slice(0, MAX_LISTED_CONFIG_ISSUES);
+  const lines = listed.map((i) => formatConfigIssue(fileName, i));
+  const count = `${issues.length} problem${issues.length === 1 ? '' : 's'}`;
+  const head =
+    listed.length < issues.length
+      ? `${count} (the first ${listed.length} are listed; fix them and submit again to see the rest)`
+      : count;
+  return new ApiError('INVALID_CONFIG', `${fileName}: ${head}:\n${lines.map((l) => `  ${l}`).join('\n')}`, {
+    file_name: fileName,
+    issues: listed,
+  });
 }
 
 export function modelLabel(
