@@ -181,6 +181,22 @@ describe('extractArchive: links that could leave the root', () => {
     expect(later.entry).toBe('h');
   });
 
+  it('refuses a hard link to its own name, however the name is spelt (was a raw ENOENT: a 500)', async () => {
+    const self = await refused([
+      { name: 'f', content: 'x' },
+      { name: 'f', type: 'link', linkname: 'f' },
+    ]);
+    expect(self.message).toBe(
+      'archive entry "f": hard link to itself ("f"); remove the link entry or point it at another file',
+    );
+    const spelt = await refused([
+      { name: 'a/f', content: 'x' },
+      { name: 'a//./f', type: 'link', linkname: 'a/f' },
+    ]);
+    expect(spelt.entry).toBe('a//./f');
+    expect(spelt.kind).toBe('invalid');
+  });
+
   it('refuses a link through a link, whichever comes first', async () => {
     const through = await refused([
       { name: 'd/f', content: 'x' },

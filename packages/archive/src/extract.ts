@@ -255,6 +255,14 @@ class Extraction {
       throw error;
     }
     const targetRel = targetParts.slice(this.options.stripComponents ?? 0).join('/');
+    if (targetRel === rel) {
+      // placing the copy would first remove the file it copies from
+      throw new ArchiveError(
+        'invalid',
+        entry,
+        `hard link to itself ("${linkname}"); remove the link entry or point it at another file`,
+      );
+    }
     const source = this.files.get(targetRel);
     if (!source) {
       throw new ArchiveError(
