@@ -65,6 +65,25 @@ describe('git links', () => {
     expect((await link(owner, { identity: 'acme/x', extra: 1 })).status).toBe(400);
   });
 
+  it('refuses a remote URL with control characters (NUL was a 500 from Postgres; ESC reaches terminals) with a 400 naming it', async () => {
+    for (const remote_url of [
+      'git@github.com\u0000:acme/bench.git',
+      'git@github.com:acme/\u001b[2Jbench',
+      'https://github.com/acme/\u009bbench',
+    ]) {
+      const bad = await link(owner, { identity: 'acme/ctl', remote_url });
+      expect(bad.status, JSON.stringify(remote_url)).toBe(400);
+      expect(bad.body).toMatchObject({ error: { code: 'VALIDATION_ERROR' } });
+      expect(JSON.stringify(bad.body)).toContain('remote_url');
+    }
+    expect(await api.db.workspaceGitLink.count({ where: { identity: 'acme/ctl' } })).toBe(0);
+    const scp = await link(owner, { identity: 'acme/ctl', remote_url: 'git@github.com:acme/ctl.git' });
+    expect(scp.status, scp.text).toBe(201);
+    expect(SetGitLinkResponse.parse(scp.body).data.remote_url).toBe('github.com:acme/ctl.git');
+    await link(owner, { identity: 'acme/ctl' });
+    await api.request('DELETE', '/v1/workspace/git-links?identity=acme%2Fctl', { token: owner.token });
+  });
+
   it('resolves the header to the caller’s linked workspaces only', async () => {
     // another tenant links the same repository: nobody can claim it away, and neither sees the other
     expect((await link(other, { identity: 'acme/bench' })).status).toBe(201);

@@ -69,6 +69,13 @@ export async function linkRepository(
   input: { workspaceId: string; identity: string; remoteUrl: string | undefined; userId: string },
 ): Promise<GitLink & { created: boolean }> {
   const { workspaceId, identity } = input;
+  // shown to every member, in terminals too (`osmosis workspace git-links`): an escape sequence
+  // in it would act on their screen, and no remote git prints has a control character
+  if (input.remoteUrl !== undefined && /[\u0000-\u001f\u007f-\u009f]/.test(input.remoteUrl)) {
+    const message =
+      'must not contain control characters; send the URL as `git remote get-url origin` prints it';
+    throw ApiError.validation(`remote_url ${message}`, [{ path: 'body.remote_url', message }]);
+  }
   const where = { workspaceId_identity: { workspaceId, identity } };
   const { row, created } = await addCappedEntry({
     find: () => db.workspaceGitLink.findUnique({ where }),
