@@ -201,6 +201,7 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
         query: {},
         events: false,
         stillAllowed: tokenStillAllows(app.db, ctxOf(request).auth.tokenId, ctxOf(request).auth.workspace.id),
+        userId: ctxOf(request).auth.user.id,
       }),
     );
     signed.get('/runs/:name/stop', hide, async (request, reply) =>

@@ -4,10 +4,11 @@
 // deleted, and a reader that stops reading must not make the API hold the run's events.
 import type { Socket } from 'node:net';
 import { connect } from 'node:net';
+import { ErrorBody } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedRun } from '../../../../test/results-seed.ts';
 import { type SeededMember, startTestApi, type TestApi } from '../testing.ts';
-import { STREAM_ACCESS_RECHECK_MS } from './events-stream.ts';
+import { MAX_STREAMS_PER_USER, STREAM_ACCESS_RECHECK_MS } from './events-stream.ts';
 
 let api: TestApi;
 let owner: SeededMember;
@@ -141,5 +142,32 @@ describe('a reader that stops reading while the run goes on', () => {
     client.destroy();
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThan(3 * 1024 * 1024);
+  });
+});
+
+describe('streams held open by one user', () => {
+  it(`are bounded (${MAX_STREAMS_PER_USER}): one more is a 429 saying what to do; closing one frees a place`, async () => {
+    const { runName } = await runningRun();
+    const user = await api.addMember(owner.workspaceId, 'member');
+    const held: Awaited<ReturnType<typeof openStream>>[] = [];
+    for (let i = 0; i < MAX_STREAMS_PER_USER; i++) held.push(await openStream(runName, user.token));
+    const refused = await api.request('GET', `/v1/runs/${runName}/stream`, { token: user.token });
+    expect(refused.status).toBe(429);
+    expect(ErrorBody.parse(refused.body).error).toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringContaining('close some'),
+    });
+    // another user is not affected
+    const other = await openStream(runName, owner.token);
+    other.abort();
+    held.pop()?.abort();
+    await vi.waitFor(
+      async () => {
+        const again = await openStream(runName, user.token);
+        held.push(again);
+      },
+      { timeout: 5_000 },
+    );
+    for (const stream of held) stream.abort();
   });
 });

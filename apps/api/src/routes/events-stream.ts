@@ -20,6 +20,7 @@ import { type Db, type EventRow, eventsAfter, runOutcomeCounts } from '@osmosis/
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ApiError } from '../errors.ts';
 import { loadRunResults, runOr404 } from '../services/run-results.ts';
 import { backlogCursor, currentRunStatus, runTimes } from '../services/run-stream.ts';
 import { resolveApiTokenById } from '../services/tokens.ts';
@@ -27,6 +28,14 @@ import { RunNameParams } from './results.ts';
 
 export const STREAM_DEFAULT_INTERVAL_MS = 1000;
 const HEARTBEAT_MS = 15_000;
+/**
+ * Streams one user may hold open at once (API and pages together, per API process). Each polls
+ * Postgres every interval_ms (100 ms at the least): without a bound one member could open
+ * thousands and keep the database busy for every workspace.
+ */
+export const MAX_STREAMS_PER_USER = 32;
+/** open streams by user, per database (one API's /v1 routes and pages share it) */
+const openByUser = new WeakMap<object, Map<string, number>>();
 /** How often an open stream checks again that its caller may still read the run. */
 export const STREAM_ACCESS_RECHECK_MS = 5_000;
 const BACKLOG_DEFAULT = 20;
@@ -82,6 +91,8 @@ export interface RunStreamOptions {
    * run takes; the stream ends when it answers false.
    */
   stillAllowed?: () => Promise<boolean>;
+  /** the caller's user id: counted against MAX_STREAMS_PER_USER */
+  userId?: string;
 }
 
 /** The /v1 and page streams' access check: the token the stream was opened with, in `workspaceId`. */
@@ -108,11 +119,32 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
     for (const close of [...open]) close();
   });
 
-  return async (request, reply, { workspaceId, name, query, events = true, stillAllowed }) => {
+  return async (request, reply, { workspaceId, name, query, events = true, stillAllowed, userId }) => {
     const db = app.db;
     const run = await runOr404(db, workspaceId, name);
     const intervalMs = query.interval_ms ?? STREAM_DEFAULT_INTERVAL_MS;
     let cursor = events ? await startCursor(db, run.id, request.headers['last-event-id'], query) : 0n;
+
+    const counts = openByUser.get(db) ?? new Map<string, number>();
+    openByUser.set(db, counts);
+    if (userId !== undefined) {
+      const held = counts.get(userId) ?? 0;
+      if (held >= MAX_STREAMS_PER_USER) {
+        throw new ApiError(
+          'RATE_LIMITED',
+          `you have ${held} run streams open, the most one user may hold at once; close some (another tab, a forgotten \`runs watch\`) and try again`,
+          { open_streams: held, max_streams: MAX_STREAMS_PER_USER },
+          { 'retry-after': '5' },
+        );
+      }
+      counts.set(userId, held + 1);
+    }
+    const release = () => {
+      if (userId === undefined) return;
+      const left = (counts.get(userId) ?? 1) - 1;
+      if (left > 0) counts.set(userId, left);
+      else counts.delete(userId);
+    };
 
     reply.hijack();
     const res = reply.raw;
@@ -133,6 +165,7 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
     const close = () => {
       if (closed) return;
       closed = true;
+      release();
       if (timer) clearTimeout(timer);
       if (heartbeat) clearInterval(heartbeat);
       open.delete(close);
@@ -142,6 +175,8 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
     open.add(close);
     request.raw.on('close', close);
     res.on('error', close);
+    // a client gone before the listeners were added: its 'close' has been emitted already
+    if (request.raw.destroyed || res.destroyed) close();
     heartbeat = setInterval(() => {
       if (!closed) res.write(': keep-alive\n\n');
     }, HEARTBEAT_MS);
@@ -259,6 +294,7 @@ export const eventStreamRoutes: FastifyPluginAsyncZod = async (app) => {
         name: request.params.name,
         query: request.query,
         stillAllowed: tokenStillAllows(app.db, request.auth.tokenId, request.auth.workspace.id),
+        userId: request.auth.user.id,
       }),
   );
 };
