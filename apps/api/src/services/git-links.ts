@@ -30,6 +30,15 @@ async function describe(db: Db, rows: LinkRow[]): Promise<GitLink[]> {
   }));
 }
 
+/** C0, DEL or C1: what a terminal reads as a command rather than text. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true;
+  }
+  return false;
+}
+
 /** A remote URL kept for display: no credentials, query or fragment (the CLI sends none; a client may). */
 export function displayUrl(raw: string | undefined): string | null {
   if (!raw) return null;
@@ -71,7 +80,7 @@ export async function linkRepository(
   const { workspaceId, identity } = input;
   // shown to every member, in terminals too (`osmosis workspace git-links`): an escape sequence
   // in it would act on their screen, and no remote git prints has a control character
-  if (input.remoteUrl !== undefined && /[\u0000-\u001f\u007f-\u009f]/.test(input.remoteUrl)) {
+  if (input.remoteUrl !== undefined && hasControlCharacter(input.remoteUrl)) {
     const message =
       'must not contain control characters; send the URL as `git remote get-url origin` prints it';
     throw ApiError.validation(`remote_url ${message}`, [{ path: 'body.remote_url', message }]);
