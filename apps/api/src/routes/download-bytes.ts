@@ -10,12 +10,16 @@ export interface BlobSource {
   getStream(key: string, range?: { start: number; end?: number }): Promise<Readable>;
 }
 
-/** Parses a single `bytes=` range; null = none or ignored (multiple ranges); 'invalid' = 416. */
+/**
+ * Parses a single `bytes=` range; null = none or ignored (multiple ranges, a unit other than
+ * bytes: RFC 9110 says to ignore a range unit not understood); 'invalid' = 416.
+ */
 export function parseRange(
   header: string | undefined,
   size: number,
 ): { start: number; end: number } | null | 'invalid' {
   if (!header) return null;
+  if (!/^\s*bytes\s*=/i.test(header)) return null;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m) return header.includes(',') ? null : 'invalid';
   const [, a, b] = m as unknown as [string, string, string];
@@ -80,7 +84,11 @@ export async function sendBytes(
   if (r === 'invalid') {
     reply.code(416).header('content-range', `bytes */${size}`).header('content-type', 'application/json');
     return reply.send({
-      error: { code: 'VALIDATION_ERROR', message: 'range not satisfiable', details: { size } },
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: `Range ${JSON.stringify(String(range).slice(0, 100))} is not satisfiable: the file has ${size} bytes; ask for one range bytes=START-END with START at most ${size - 1} and END not below START, or leave Range out for the whole file`,
+        details: { size },
+      },
     });
   }
   reply.header('content-type', type);

@@ -62,20 +62,30 @@ describe('Range', () => {
   const get = (range: string) =>
     api.request('GET', file('summary.csv'), { token: owner.token, headers: { range } });
 
-  it('reversed, beyond the end, or not bytes: 416 with the size; never a 500', async () => {
+  it('reversed, beyond the end, or malformed: 416 with the size and how to ask; never a 500', async () => {
     const size = (await api.request('GET', file('summary.csv'), { token: owner.token })).text.length;
     for (const range of [
       'bytes=5-2',
       `bytes=${size}-`,
       'bytes=99999999999999999999999-',
-      'items=0-1',
       'bytes=-0',
+      'bytes=1.5-2',
     ]) {
       const res = await get(range);
       expect(res.status, range).toBe(416);
       expect(res.headers.get('content-range')).toBe(`bytes */${size}`);
-      expect(ErrorBody.parse(res.body).error.code).toBe('VALIDATION_ERROR');
+      const { error } = ErrorBody.parse(res.body);
+      expect(error.code).toBe('VALIDATION_ERROR');
+      expect(error.message).toContain(`the file has ${size} bytes`);
+      expect(error.message).toContain('bytes=START-END');
     }
+  });
+
+  it('a unit other than bytes is ignored (RFC 9110): the whole file', async () => {
+    const whole = (await api.request('GET', file('summary.csv'), { token: owner.token })).text;
+    const res = await get('items=0-1');
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(whole);
   });
 
   it('a suffix larger than the file is the whole file; an end past it is cut; several ranges are ignored', async () => {
