@@ -197,6 +197,23 @@ describe('extractArchive: links that could leave the root', () => {
     expect(spelt.kind).toBe('invalid');
   });
 
+  it('refuses a link under a file, whichever comes first (was a raw ENOTDIR with a host path: a 500)', async () => {
+    const later = await refused([
+      { name: 'l', type: 'symlink', linkname: 'f/x' },
+      { name: 'f', content: 'x' },
+    ]);
+    expect(later.message).toBe(
+      'archive entry "l": symlink target "f/x" goes through "f", which is a file, not a folder; point the link at a file or folder that exists',
+    );
+    const now = await refused([
+      { name: 'd/f', content: 'x' },
+      { name: 'l', type: 'symlink', linkname: 'd/f/x/y' },
+    ]);
+    expect(now.message).toBe(
+      'archive entry "l": symlink target "d/f/x/y" goes through "d/f", which is a file, not a folder; point the link at a file or folder that exists',
+    );
+  });
+
   it('refuses a link through a link, whichever comes first', async () => {
     const through = await refused([
       { name: 'd/f', content: 'x' },

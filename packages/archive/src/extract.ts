@@ -225,22 +225,31 @@ class Extraction {
   async makeSymlink(entry: string, rel: string, target: string): Promise<void> {
     const check = checkLinkTarget(rel, target);
     if (!check.ok) throw new ArchiveError(target ? 'unsafe' : 'invalid', entry, check.issue);
-    await this.refuseThroughLinks(entry, check.resolved);
+    await this.refuseThroughLinks(entry, target, check.resolved);
     const abs = await this.place(entry, rel, 'link');
     await symlink(check.canonical, abs);
     this.links.set(rel, { entry, target, resolved: check.resolved });
   }
 
-  /** Refuses a link whose target goes through (or is) another link. */
-  async refuseThroughLinks(entry: string, resolved: string): Promise<void> {
+  /** Refuses a link whose target goes through (or is) another link, or through a file. */
+  async refuseThroughLinks(entry: string, target: string, resolved: string): Promise<void> {
+    const parts = resolved.split('/');
     let current = '';
-    for (const part of resolved.split('/')) {
+    for (const [i, part] of parts.entries()) {
       current = current ? `${current}/${part}` : part;
       const st = await lstatOrNull(path.join(this.root, current));
       if (this.links.has(current) || st?.isSymbolicLink()) {
         throw new ArchiveError('unsafe', entry, `symlink points through another link ("${current}")`);
       }
       if (!st) return; // nothing there (yet): checked again once the archive is extracted
+      // looking under a file is ENOTDIR, an error of no entry (a 500 naming a host path)
+      if (i < parts.length - 1 && !st.isDirectory()) {
+        throw new ArchiveError(
+          'invalid',
+          entry,
+          `symlink target "${target}" goes through "${current}", which is a ${describe(st)}, not a folder; point the link at a file or folder that exists`,
+        );
+      }
     }
   }
 
@@ -303,7 +312,7 @@ class Extraction {
   /** Once every entry exists: no link resolves through another link or outside the root. */
   async verifyLinks(): Promise<void> {
     for (const [rel, link] of this.links) {
-      await this.refuseThroughLinks(link.entry, link.resolved);
+      await this.refuseThroughLinks(link.entry, link.target, link.resolved);
       const real = await realpath(path.join(this.root, rel)).catch(() => null);
       if (real !== null && real !== path.join(this.root, link.resolved)) {
         throw new ArchiveError(

@@ -103,6 +103,14 @@ describe('checkTaskLinks', () => {
       'alias is a link; task folders must be real folders',
     );
   });
+
+  it('refuses a link under a file (tests/l -> ../instruction.md/x) naming it (was a raw ENOTDIR with a host path)', async () => {
+    const dir = await task('under-file');
+    await symlink('../instruction.md/x', path.join(dir, 'tests/l'));
+    expect((await refusal(checkTaskLinks(dir, 'tasks/under-file'))).message).toBe(
+      'tasks/under-file/tests/l: symlink target "../instruction.md/x" goes through "tasks/under-file/instruction.md", which is a file, not a folder; point the link at a file or folder that exists',
+    );
+  });
 });
 
 describe('readBenchmarkToml', () => {

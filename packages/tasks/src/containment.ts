@@ -90,7 +90,8 @@ export async function checkTaskLinks(taskDir: string, label = '.'): Promise<void
     const check = checkLinkTarget(rel, target, 'task');
     if (!check.ok) throw new SourcePathError(named(rel), `${named(rel)}: ${check.issue}`);
     let current = '';
-    for (const part of check.resolved.split('/')) {
+    const parts = check.resolved.split('/');
+    for (const [i, part] of parts.entries()) {
       current = current ? `${current}/${part}` : part;
       const st = await lstatOrNull(path.join(root, current));
       if (!st) break;
@@ -98,6 +99,13 @@ export async function checkTaskLinks(taskDir: string, label = '.'): Promise<void
         throw new SourcePathError(
           named(rel),
           `${named(rel)}: symlink points through another link ("${named(current)}")`,
+        );
+      }
+      // as the extractor refuses it (and looking under a file is ENOTDIR, naming a host path)
+      if (i < parts.length - 1 && !st.isDirectory()) {
+        throw new SourcePathError(
+          named(rel),
+          `${named(rel)}: symlink target "${target}" goes through "${named(current)}", which is a ${st.isFile() ? 'file' : 'special file'}, not a folder; point the link at a file or folder that exists`,
         );
       }
     }
