@@ -171,6 +171,14 @@ describe('error shape', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
+  it('400 VALIDATION_ERROR for a URL with broken percent-encoding, in the one error shape', async () => {
+    for (const path of ['/v1/runs/%E0%A4%A', '/v1/runs/%ZZ/results']) {
+      const res = await api.request('GET', path, { token: owner.token });
+      expect(res.status, path).toBe(400);
+      expect(expectErrorShape(res.body, 'VALIDATION_ERROR').error.message).toContain('percent-encoding');
+    }
+  });
+
   it('500 INTERNAL without leaking the message or stack', async () => {
     const res = await api.request('GET', '/v1/test-crash', { token: owner.token });
     expect(res.status).toBe(500);

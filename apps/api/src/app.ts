@@ -17,7 +17,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createAuthenticate } from './auth.ts';
 import { type ApiConfig, defaultConfig } from './config.ts';
-import { errorHandler, notFoundHandler } from './errors.ts';
+import { errorHandler, frameworkErrorHandler, notFoundHandler } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { rejectMalformedInput } from './input-rules.ts';
 import { type LogLevel, loggerOptions } from './logger.ts';
@@ -75,6 +75,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    // a URL with broken percent-encoding fails before routing, where Fastify answers in its
+    // own shape unless told otherwise
+    frameworkErrors: frameworkErrorHandler,
     return503OnClosing: true,
     forceCloseConnections: 'idle' as const,
     routerOptions: { ignoreTrailingSlash: true },

@@ -226,6 +226,22 @@ const FILE_HEADERS = [
   'accept-ranges',
 ];
 
+/** Errors Fastify raises before routing (a URL that is not valid percent-encoding): the one error shape. */
+export function frameworkErrorHandler(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    const message =
+      'the URL is not valid percent-encoding (a % must be followed by two hex digits forming UTF-8): encode each path segment and query value, e.g. with encodeURIComponent';
+    request.log.info({ code: error.code }, message);
+    reply.code(400).send(errorBody('VALIDATION_ERROR', message, { issues: [{ path: 'url', message }] }));
+    return;
+  }
+  errorHandler(error, request, reply);
+}
+
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
   reply
     .code(404)
