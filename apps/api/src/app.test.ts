@@ -179,6 +179,18 @@ describe('error shape', () => {
     }
   });
 
+  it('400 for a body in a Content-Type the route does not take, saying what to send', async () => {
+    const res = await api.request('POST', '/v1/tokens', {
+      token: owner.token,
+      body: '<token><name>x</name></token>',
+      headers: { 'content-type': 'application/xml' },
+    });
+    expect(res.status).toBe(400);
+    expect(expectErrorShape(res.body, 'VALIDATION_ERROR').error.message).toContain(
+      'Content-Type: application/json',
+    );
+  });
+
   it('500 INTERNAL without leaking the message or stack', async () => {
     const res = await api.request('GET', '/v1/test-crash', { token: owner.token });
     expect(res.status).toBe(500);

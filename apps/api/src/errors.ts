@@ -124,6 +124,14 @@ function isUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** Fastify's client errors whose own message says what is wrong but not how to fix it. */
+const FRAMEWORK_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE:
+    'unsupported Content-Type for this route: send the body as JSON with "Content-Type: application/json" (POST /v1/benchmarks/archive takes the archive itself, see its documentation)',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH:
+    'the request body is not as long as its Content-Length header says: send the header the body has, or let your HTTP client set it',
+};
+
 /** Maps any thrown value to {status, body}; exported for tests and for other error paths. */
 export function toErrorResponse(error: unknown): {
   status: number;
@@ -179,6 +187,11 @@ export function toErrorResponse(error: unknown): {
       headers: {},
       internal: false,
     };
+  }
+  const explained =
+    typeof fastifyError?.code === 'string' ? FRAMEWORK_MESSAGES[fastifyError.code] : undefined;
+  if (explained) {
+    return { status: 400, body: errorBody('VALIDATION_ERROR', explained), headers: {}, internal: false };
   }
   if (status >= 400 && status < 500) {
     const code = ERROR_CODE_OF_STATUS[status] ?? 'VALIDATION_ERROR';
