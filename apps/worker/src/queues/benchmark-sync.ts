@@ -50,7 +50,7 @@ import {
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { sourcesEgress, sourcesLimits } from '../sources-config.ts';
-import { fetchRegistryText, taskSizeProblem } from './source-checks.ts';
+import { fetchRegistryText, taskNameProblem, taskSizeProblem } from './source-checks.ts';
 import type { QueueModule } from './types.ts';
 
 export interface BenchmarkSyncDeps {
@@ -124,6 +124,8 @@ function importer(deps: BenchmarkSyncDeps, benchmarkId: string, have: Set<string
       await checkTaskLinks(dir, label);
       const tooBig = taskSizeProblem(manifest, label, deps.limits);
       if (tooBig) throw new Error(tooBig);
+      const badName = taskNameProblem(manifest, label);
+      if (badName) throw new Error(badName);
       if (!(await storage.stat(storageKey))) {
         await storage.put(storageKey, packTar(dir));
       }

@@ -1,9 +1,13 @@
 // The sync's own checks of what a source hands it: a task over the operator's size limits, and
 // a registry document fetched under the egress policy with a size cap.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { parseAllowList } from '@osmosis/egress';
+import { ArchiveError, extractTar, packTar } from '@osmosis/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchRegistryText, MAX_REGISTRY_BYTES, taskSizeProblem } from './source-checks.ts';
+import { fetchRegistryText, MAX_REGISTRY_BYTES, taskNameProblem, taskSizeProblem } from './source-checks.ts';
 
 describe('taskSizeProblem', () => {
   const names = {
@@ -25,6 +29,42 @@ describe('taskSizeProblem', () => {
     );
     expect(taskSizeProblem({ files }, 't', { maxEntries: 1 })).toBe('t has 2 files, more than 1');
     expect(taskSizeProblem({ files }, 't')).toBeNull();
+  });
+});
+
+describe('taskNameProblem', () => {
+  // a git checkout is Linux: these names are ordinary files there, yet the task's stored tar is
+  // extracted by the worker with portable names, which refuses them: every attempt would fail
+  const deep = `${Array.from({ length: 70 }, (_, i) => `d${i}`).join('/')}/f`;
+  const bad: [string, RegExp][] = [
+    ['tests/a\\b.txt', /^tasks\/t\/tests\/a\\b\.txt: the name contains a backslash; rename it/],
+    ['C:notes.txt', /^tasks\/t\/C:notes\.txt: absolute path; rename it/],
+    [deep, /: the path is nested more than 64 folders deep; rename it/],
+  ];
+
+  it("refuses, naming the file, a name the worker could not extract from the task's tar", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'osmosis-names-'));
+    try {
+      for (const [name, message] of bad) {
+        const dir = path.join(root, String(bad.findIndex(([n]) => n === name)));
+        await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+        await writeFile(path.join(dir, name), 'x');
+        // the hole: the packed task does not extract
+        const out = await extractTar(packTar(dir), path.join(dir, '..', `x${path.basename(dir)}`)).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(out, name).toBeInstanceOf(ArchiveError);
+        expect(taskNameProblem({ files: [{ path: name, size: 1 }] }, 'tasks/t')).toMatch(message);
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('accepts names that extract: spaces, unicode, a colon past the first letter', () => {
+    const files = ['instruction.md', 'tests/my file.txt', 'environment/données/é.txt', 'tests/a:b', 'ab:c'];
+    expect(taskNameProblem({ files: files.map((p) => ({ path: p, size: 1 })) }, '.')).toBeNull();
   });
 });
 

@@ -2,7 +2,7 @@
 // download (egress policy, every redirect hop checked, a size cap) and each task's size.
 import { REGISTRY_URL_SCHEMES, type TaskManifest, urlIssue } from '@osmosis/contracts';
 import { type EgressPolicy, guardedFetch } from '@osmosis/egress';
-import { DEFAULT_EXTRACT_LIMITS, type ExtractOptions } from '@osmosis/tasks';
+import { ArchiveError, DEFAULT_EXTRACT_LIMITS, type ExtractOptions, safeEntryPath } from '@osmosis/tasks';
 
 /** A registry document larger than this is refused (Harbor's whole registry is ~2 MB). */
 export const MAX_REGISTRY_BYTES = 64 * 1024 * 1024;
@@ -66,5 +66,26 @@ export function taskSizeProblem(
     total += file.size;
   }
   if (total > maxBytes) return `${label} holds ${total} bytes, more than ${maxBytes}${setting('maxBytes')}`;
+  return null;
+}
+
+/**
+ * Why a file name of a task cannot be stored, naming the file; or null. A git checkout is a
+ * Linux folder, where `a\b`, `C:x` or 70 nested folders are ordinary names, but the task's tar
+ * is extracted by the worker with the names an upload may have (packages/archive): a task
+ * accepted with such a name would fail every attempt instead of its sync.
+ */
+export function taskNameProblem(manifest: Pick<TaskManifest, 'files'>, label: string): string | null {
+  for (const file of manifest.files) {
+    try {
+      safeEntryPath(file.path);
+    } catch (error) {
+      if (!(error instanceof ArchiveError)) throw error;
+      // the reason without ArchiveError's `archive entry "…": ` (reasons hold no `": `)
+      const reason = error.message.slice(error.message.lastIndexOf('": ') + 3);
+      const where = label === '.' ? file.path : `${label}/${file.path}`;
+      return `${where}: ${reason}; rename it (a task's file names must be the same on every system)`;
+    }
+  }
   return null;
 }
