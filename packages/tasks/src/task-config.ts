@@ -289,6 +289,19 @@ export function parseTaskConfig(text: string, file = 'task.toml'): ParsedTaskCon
       retries: num(h, tn, 'retries', 3, { int: true, min: 0 }),
     };
   };
+  // the sandbox gives Docker round(cpus × 1e9) nano-CPUs and Docker reads 0 as "no limit": a
+  // share that rounds to 0 would run on every core of the host while reserving none of them
+  const cpusOf = (e: Table, tn: string) => {
+    const cpus = positive(e, tn, 'cpus', 1);
+    if (cpus < 0.01) {
+      return fail(
+        tn,
+        'cpus',
+        `must be at least 0.01 (the smallest CPU share a container can be limited to), got ${cpus}`,
+      );
+    }
+    return cpus;
+  };
   /** `[environment]`, and the same keys in `[verifier.environment]` and a step's. */
   const environmentOf = (e: Table, tn: string): TaskConfig['environment'] => {
     let memoryMb = positive(e, tn, 'memory_mb', 2048, true);
@@ -321,7 +334,7 @@ export function parseTaskConfig(text: string, file = 'task.toml'): ParsedTaskCon
       build_timeout_sec: positive(e, tn, 'build_timeout_sec', 600),
       docker_image: str(e, tn, 'docker_image'),
       os: os as 'linux' | 'windows',
-      cpus: positive(e, tn, 'cpus', 1),
+      cpus: cpusOf(e, tn),
       memory_mb: memoryMb,
       storage_mb: storageMb,
       gpus: num(e, tn, 'gpus', 0, { int: true, min: 0 }),
