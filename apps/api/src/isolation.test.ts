@@ -2,7 +2,12 @@
 // lists never show B's rows.
 import { ErrorBody } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ISOLATION_CASES, ISOLATION_EXEMPT, type IsolationContext } from './isolation-cases.ts';
+import {
+  ISOLATION_CASES,
+  ISOLATION_EXEMPT,
+  type IsolationContext,
+  seedWorkspaceB,
+} from './isolation-cases.ts';
 import { type SeededMember, startTestApi, type TestApi } from './testing.ts';
 
 let api: TestApi;
@@ -62,5 +67,32 @@ describe('a token of workspace A on resources of workspace B', () => {
     expect(workspaces.body.items.map((w: { id: string }) => w.id)).toEqual([a.workspaceId]);
     const me = await api.request('GET', '/v1/me', { token: a.token });
     expect(me.body.data.workspace.id).toBe(a.workspaceId);
+  });
+});
+
+describe('ids of workspace B in query parameters and bodies', () => {
+  it('name nothing to a token of A: empty lists and 404s that never name B’s objects', async () => {
+    const s = await seedWorkspaceB(ctx);
+    const runs = await api.request('GET', `/v1/runs?benchmark=${s.benchmarkId}`, { token: a.token });
+    expect(runs.status).toBe(200);
+    expect(runs.body.items).toEqual([]);
+
+    const token = await api.request('POST', '/v1/tokens', {
+      token: a.token,
+      body: { name: 'x', workspace: ctx.b.workspaceId },
+    });
+    expect(token.status).toBe(404);
+    expect(token.text).not.toContain(ctx.b.workspaceName);
+
+    const preview = await api.request('POST', '/v1/runs/preview', {
+      token: a.token,
+      body: {
+        config_toml: `[experiment]\nbenchmark = "${s.benchmarkId}"\n[[agents]]\nharness = "oracle"\n`,
+      },
+    });
+    expect(preview.status).toBe(404);
+    expect(ErrorBody.parse(preview.body).error.code).toBe('NOT_FOUND');
+    for (const leaked of [s.benchmarkKey, 'Iso Bench B', ctx.b.workspaceName])
+      expect(preview.text).not.toContain(leaked);
   });
 });
