@@ -97,6 +97,22 @@ describe('taskLimitViolations', () => {
     ).environment.healthcheck!;
     expect(healthcheckWorstCaseSec(hc)).toBe(0 + 5 * (20 + 10));
   });
+
+  it('counts each try as at least a second: a 1e-12 s timeout with 1e12 retries is not "1 s"', () => {
+    // each try is a command run in the sandbox (tens of ms at best): the worst case of these
+    // tries was computed as 1 s while the attempt would run healthchecks for ever
+    const toml =
+      '[environment.healthcheck]\ncommand = "false"\ninterval_sec = 0\ntimeout_sec = 1e-12\nretries = 1000000000000';
+    const found = taskLimitViolations(config(toml), limits);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(
+      /^environment\.healthcheck may wait up to 1000000000001 s \(start_period_sec \+ \(retries \+ 1\) × \(timeout_sec \+ interval_sec, at least 1 s a try\)\), above this platform's maximum of 600/,
+    );
+    const fast = config(
+      '[environment.healthcheck]\ncommand = "true"\ninterval_sec = 0.1\ntimeout_sec = 0.2\nretries = 9',
+    ).environment.healthcheck!;
+    expect(healthcheckWorstCaseSec(fast)).toBe(10);
+  });
 });
 
 describe('the limits as settings', () => {

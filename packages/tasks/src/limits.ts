@@ -61,12 +61,18 @@ export function taskLimitsOf(config: Partial<TaskLimits>): TaskLimits {
   return limits;
 }
 
+/** What one try of a healthcheck costs at least: a command run in the sandbox is never free. */
+const MIN_HEALTHCHECK_TRY_SEC = 1;
+
 /**
  * The longest `[environment.healthcheck]` can keep an attempt waiting before it gives up: the
- * start period, then `retries + 1` counted failures, each a check (up to timeout_sec) and a wait.
+ * start period, then `retries + 1` counted failures, each a check (up to timeout_sec) and a wait,
+ * at least MIN_HEALTHCHECK_TRY_SEC a try (a 1e-12 s timeout and no wait would let 1e12 retries
+ * pass as "1 s" and run for ever).
  */
 export function healthcheckWorstCaseSec(hc: TaskHealthcheck): number {
-  return hc.start_period_sec + (hc.retries + 1) * (hc.timeout_sec + hc.interval_sec);
+  const perTry = Math.max(hc.timeout_sec + hc.interval_sec, MIN_HEALTHCHECK_TRY_SEC);
+  return hc.start_period_sec + (hc.retries + 1) * perTry;
 }
 
 const above = (what: string, value: number, max: number, limit: keyof TaskLimits): string =>
@@ -97,7 +103,7 @@ export function taskLimitViolations(config: TaskConfig, limits: TaskLimits): str
     if (!(worst <= limits.taskMaxHealthcheckSec)) {
       out.push(
         `${what} may wait up to ${worst} s (start_period_sec + (retries + 1) × ` +
-          `(timeout_sec + interval_sec)), above this platform's maximum of ${limits.taskMaxHealthcheckSec} ` +
+          `(timeout_sec + interval_sec, at least ${MIN_HEALTHCHECK_TRY_SEC} s a try)), above this platform's maximum of ${limits.taskMaxHealthcheckSec} ` +
           `(${TASK_LIMIT_ENV_NAMES.taskMaxHealthcheckSec})`,
       );
     }
