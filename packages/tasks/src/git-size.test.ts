@@ -68,6 +68,27 @@ describe('fetchGit limits', () => {
     expect(existsSync(path.join(small, 'tasks/big'))).toBe(false);
   });
 
+  it('reads a sparse path literally: "tasks/*" checks out no folder the size check did not count', async () => {
+    // the path was a --no-cone pattern: `/tasks/*/` matched every task, while the size check
+    // counted the files under a folder named `*` (none), so the zeros were written whole
+    const url = await bareRepo('glob', {
+      'tasks/big/data.bin': Buffer.alloc(64 * MiB),
+      'tasks/small/task.toml': '',
+      'tasks/b*g/task.toml': '',
+    });
+    const limits = { maxBytes: 16 * MiB, maxFiles: 100 };
+    // a folder whose name holds the character is still checked out by its name
+    const named = path.join(root, 'glob-named');
+    await fetchGit({ url, dest: named, policy, limits, paths: ['tasks/b*g'] });
+    expect(existsSync(path.join(named, 'tasks/b*g/task.toml'))).toBe(true);
+    expect(existsSync(path.join(named, 'tasks/big'))).toBe(false);
+    for (const [i, pattern] of ['tasks/*', 'tasks/b?g', 'tasks/[b]ig', 'tasks/big*'].entries()) {
+      const dest = path.join(root, `glob-${i}`);
+      await fetchGit({ url, dest, policy, limits, paths: [pattern] }).catch(() => undefined);
+      expect(existsSync(path.join(dest, 'tasks/big')), pattern).toBe(false);
+    }
+  });
+
   it('refuses more files than allowed, naming the paths', async () => {
     const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`tasks/t/f${i}`, `${i}`]));
     const url = await bareRepo('many', files);

@@ -214,7 +214,16 @@ export async function fetchGit(options: FetchGitOptions): Promise<string> {
     await git(['init', '-q']);
     await git(['remote', 'add', '--end-of-options', 'origin', target.url]);
     if (paths.length > 0) {
-      await git(['sparse-checkout', 'set', '--no-cone', '--end-of-options', ...paths.map((p) => `/${p}/`)]);
+      // --no-cone reads each as a gitignore pattern: `*`, `?` and `[` escaped, so `tasks/*` is
+      // the folder of that name, as checkoutProblem counts it, not every task of the repository
+      const literal = (p: string) => p.replace(/[*?[\]]/g, (c) => `\\${c}`);
+      await git([
+        'sparse-checkout',
+        'set',
+        '--no-cone',
+        '--end-of-options',
+        ...paths.map((p) => `/${literal(p)}/`),
+      ]);
     }
     const gitFetch = (args: string[]) =>
       runGit(args, { cwd: dest, timeoutMs, watch: options.limits && downloadWatch(dest, options.limits) });
