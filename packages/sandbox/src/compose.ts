@@ -20,7 +20,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
-import { attachSandbox, SANDBOX_CAPABILITIES, type SandboxLabels, sandboxLabels } from './create-sandbox.ts';
+import {
+  attachSandbox,
+  nanoCpusOf,
+  SANDBOX_CAPABILITIES,
+  type SandboxLabels,
+  sandboxLabels,
+} from './create-sandbox.ts';
 import { getDocker, messageOf, statusOf } from './docker.ts';
 import { composeGpuReservation } from './gpus.ts';
 import { defaultSandboxScope, LABELS } from './labels.ts';
@@ -124,6 +130,8 @@ export function composeOverride(options: StartComposeOptions, scope: string): Re
     privileged: false,
   };
   const mb = (n: number) => `${Math.round(n)}m`;
+  // as a lone container's quota (nanoCpusOf): a value that rounds to nothing is the smallest quota
+  const mainNanoCpus = nanoCpusOf(options.main.cpus);
   const services: Record<string, unknown> = {};
   const buildNetwork = options.allowInternet ? undefined : 'none';
   for (const service of options.services) {
@@ -154,7 +162,7 @@ export function composeOverride(options: StartComposeOptions, scope: string): Re
     ...(options.main.memoryMb
       ? { mem_limit: mb(options.main.memoryMb), memswap_limit: mb(options.main.memoryMb) }
       : {}),
-    ...(options.main.cpus ? { cpus: options.main.cpus } : {}),
+    ...(mainNanoCpus !== undefined ? { cpus: mainNanoCpus / 1e9 } : {}),
     ...(options.main.workdir ? { working_dir: options.main.workdir } : {}),
     ...(options.main.env && Object.keys(options.main.env).length ? { environment: options.main.env } : {}),
     ...composeGpuReservation(options.main.gpuIds),

@@ -158,7 +158,8 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
     AutoRemove: false,
     ReadonlyRootfs: false,
   };
-  if (options.cpus !== undefined && options.cpus > 0) hostConfig.NanoCpus = Math.round(options.cpus * 1e9);
+  const nanoCpus = nanoCpusOf(options.cpus);
+  if (nanoCpus !== undefined) hostConfig.NanoCpus = nanoCpus;
   if (options.memoryMb !== undefined && options.memoryMb > 0) {
     hostConfig.Memory = Math.round(options.memoryMb * 1024 * 1024);
     hostConfig.MemorySwap = hostConfig.Memory;
@@ -258,4 +259,19 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
     );
   }
   return sandbox;
+}
+
+/** Docker's smallest CPU quota: 0.01 of a core. */
+export const MIN_NANO_CPUS = 10_000_000;
+
+/**
+ * The engine's CPU quota for `cpus` cores; undefined (no quota) only when no limit was asked. A
+ * quota that rounds to 0 nano-CPUs is no quota at all to Docker, so a tiny, negative or
+ * non-number value (a task row synced before task.toml refused cpus below 0.01) gets the smallest
+ * quota instead, never the whole host.
+ */
+export function nanoCpusOf(cpus: number | undefined): number | undefined {
+  if (cpus === undefined || cpus === 0) return undefined;
+  if (!Number.isFinite(cpus) || cpus <= 0) return MIN_NANO_CPUS;
+  return Math.max(Math.round(cpus * 1e9), MIN_NANO_CPUS);
 }
