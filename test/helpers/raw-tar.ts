@@ -44,7 +44,8 @@ function writeSize(header: Buffer, size: number, encoding: RawEntry['sizeEncodin
   }
 }
 
-function headerBlock(name: string, flag: string, size: number, entry: Partial<RawEntry>): Buffer {
+/** One 512-byte header block with a valid checksum (`flag`: the type, e.g. 'x' for pax, 'L' for a GNU long name). */
+export function headerBlock(name: string, flag: string, size: number, entry: Partial<RawEntry> = {}): Buffer {
   const header = Buffer.alloc(512);
   header.write(name, 0, 100, 'utf8');
   header.write(`${(entry.mode ?? 0o644).toString(8).padStart(7, '0')}\0`, 100);

@@ -8,7 +8,14 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gzipBomb, type RawEntry, rawEntry, rawTar, rawTarGz } from '../../../test/helpers/raw-tar.ts';
+import {
+  gzipBomb,
+  headerBlock,
+  type RawEntry,
+  rawEntry,
+  rawTar,
+  rawTarGz,
+} from '../../../test/helpers/raw-tar.ts';
 import { ArchiveError } from './errors.ts';
 import { extractArchive } from './extract.ts';
 
@@ -338,6 +345,38 @@ describe('extractArchive: limits and broken archives', () => {
         /^archive entry "big": 10737418240 bytes is more than 268435456 bytes per file/,
       );
     }
+  });
+
+  it('refuses a pax or long-name header bigger than names need at its header block, without reading its data (413)', async () => {
+    // the parser reads such a header's data whole into memory: one the size of an upload would
+    // hold hundreds of MB in the API. The stream yields its bytes lazily and counts what was read
+    const claimed = 300 * 1024 * 1024;
+    for (const flag of ['x', 'g', 'L', 'K']) {
+      let produced = 0;
+      const zeros = Buffer.alloc(64 * 1024);
+      const source = new Readable({
+        read() {
+          if (produced === 0) {
+            produced += 512;
+            this.push(headerBlock('././@Meta', flag, claimed));
+          } else if (produced < claimed + 512) {
+            produced += zeros.length;
+            this.push(zeros);
+          } else this.push(null);
+        },
+      });
+      const error = await refusal(source);
+      expect(error.kind, flag).toBe('too_large');
+      expect(error.message).toMatch(/a pax or long-name header is over 4 MiB .* repack the archive/);
+      expect(produced, flag).toBeLessThan(8 * 1024 * 1024);
+    }
+  });
+
+  it('keeps a pax header of ordinary size (a long name, attributes)', async () => {
+    const name = `t/${'n'.repeat(200)}/${'m'.repeat(200)}.txt`;
+    const to = await dest();
+    await extractArchive(rawTar([{ name, content: 'long', pax: { comment: 'c'.repeat(100_000) } }]), to);
+    expect(await readFile(path.join(to, name), 'utf8')).toBe('long');
   });
 
   it('refuses more entries or more bytes than allowed', async () => {

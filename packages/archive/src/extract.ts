@@ -373,8 +373,18 @@ function writeEntry(stream: Readable, file: string, mode: number): Promise<void>
 
 /** A non-ArchiveError from the pipeline, as the caller should see it. */
 function classify(error: unknown, sourceError: unknown): unknown {
-  if (error instanceof ArchiveError || error === sourceError) return error;
   const e = error as NodeJS.ErrnoException;
+  // tar-stream reads a pax or GNU long-name header's data whole into memory, up to 4 MiB, and
+  // refuses a larger one at its header block with this error (which the pipeline also hands the
+  // source, so it is not the source's own failure)
+  if (e?.message === 'Header exceeds max size') {
+    return new ArchiveError(
+      'too_large',
+      null,
+      'a pax or long-name header is over 4 MiB (such headers carry names and attributes, not content); repack the archive with a standard tar',
+    );
+  }
+  if (error instanceof ArchiveError || error === sourceError) return error;
   if (typeof e?.code === 'string' && e.code.startsWith('Z_')) {
     return new ArchiveError('invalid', null, `not a valid gzip stream (${e.message}); was it cut short?`);
   }
