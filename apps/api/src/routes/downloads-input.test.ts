@@ -7,12 +7,13 @@ import { type SeededMember, startTestApi, type TestApi } from '../testing.ts';
 
 let api: TestApi;
 let owner: SeededMember;
+let runId: string;
 
 beforeAll(async () => {
   api = await startTestApi();
   owner = await api.seedWorkspace();
   // running: `at` is honoured (a snapshot), so it reaches the queries
-  await seedRun(api.db, {
+  ({ runId } = await seedRun(api.db, {
     workspaceId: owner.workspaceId,
     userId: owner.userId,
     tasks: 2,
@@ -21,7 +22,7 @@ beforeAll(async () => {
     status: 'running',
     runName: 'dl-run',
     events: 3,
-  });
+  }));
 });
 afterAll(async () => {
   await api?.close();
@@ -55,6 +56,30 @@ describe('the snapshot time `at`', () => {
     });
     expect(res.status, res.text).toBe(200);
     expect(res.text.startsWith('rank,')).toBe(true);
+  });
+});
+
+describe('an `at` still in the future', () => {
+  it('is not pinned: an event landing before it is in the next download, and every answer is whole', async () => {
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const first = await api.request('GET', file('logs.txt', at), {
+      token: owner.token,
+      headers: { range: 'bytes=0-' },
+    });
+    expect(first.status, first.text).toBe(206);
+    expect(first.text).not.toContain('landed after the first download');
+    await api.db.$executeRaw`
+      INSERT INTO run_events (run_id, timestamp, level, step, message, details)
+      VALUES (${runId}::uuid, now(), 'info', 'attempt', 'landed after the first download', '{}'::jsonb)`;
+    const second = await api.request('GET', file('logs.txt', at), {
+      token: owner.token,
+      headers: { range: 'bytes=0-' },
+    });
+    expect(second.status, second.text).toBe(206);
+    expect(second.text).toContain('landed after the first download');
+    expect(second.headers.get('content-range')).toBe(
+      `bytes 0-${Buffer.byteLength(second.text) - 1}/${Buffer.byteLength(second.text)}`,
+    );
   });
 });
 

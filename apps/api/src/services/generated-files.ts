@@ -1,55 +1,36 @@
 // The generated files of a download (summary.csv, results.csv, logs.txt) as the routes serve
 // them. A manifest needs each file's size and the download that follows asks for the same bytes,
 // so what one pass learnt is kept briefly: the size of every file, and the bytes of small ones
-// (up to 16 MiB each, 64 MiB in all). A big file is generated again for each download and
-// streamed page by page, so the API's memory stays flat whatever the run's size. The key pins
-// the content: a snapshot by its as-of time (content as of a past instant), a terminal run by
-// its status and finish time; entries live 30 s. Another API instance simply generates again.
+// (up to 16 MiB each, 64 MiB in all; services/generated-file-cache.ts). A big file is generated
+// again for each download and streamed page by page, so the API's memory stays flat whatever the
+// run's size. The key pins the content: a snapshot by its as-of time (content as of a past
+// instant: an `at` still in the future is not pinned, events may yet land before it), a terminal
+// run by its status and finish time; entries live 30 s. Another API instance simply generates
+// again.
 import { Readable } from 'node:stream';
 import type { Db } from '@osmosis/db';
 import { logsTxtChunks, resultsCsvChunks, summaryCsv } from './download-csv.ts';
+import { GeneratedFileCache } from './generated-file-cache.ts';
 import { loadRunResults, type RunForResults } from './run-results.ts';
 
 export type GeneratedKind = 'summary' | 'results' | 'logs';
 
-const TTL_MS = 30_000;
-const MAX_BYTES = 64 * 1024 * 1024;
-const MAX_KEPT_FILE = MAX_BYTES / 4;
-const entries = new Map<string, { at: number; size: number; buf: Buffer | null }>();
-let keptBytes = 0;
+const cache = new GeneratedFileCache({
+  ttlMs: 30_000,
+  maxBytes: 64 * 1024 * 1024,
+  maxEntries: 10_000,
+});
 
 function keyOf(run: RunForResults, kind: GeneratedKind, asOf: Date | null): string | null {
-  if (asOf) return `${run.id}|${kind}|asof:${asOf.toISOString()}`;
+  if (asOf) return asOf.getTime() < Date.now() ? `${run.id}|${kind}|asof:${asOf.toISOString()}` : null;
   if (run.status === 'finished' || run.status === 'failed' || run.status === 'stopped') {
     return `${run.id}|${kind}|${run.status}:${run.finishedAt?.toISOString() ?? ''}`;
   }
   return null;
 }
 
-function expire(now: number): void {
-  for (const [k, v] of entries) {
-    if (now - v.at <= TTL_MS) break; // insertion order: the rest are newer
-    drop(k);
-  }
-}
-
-function drop(key: string): void {
-  const entry = entries.get(key);
-  if (!entry) return;
-  entries.delete(key);
-  keptBytes -= entry.buf?.length ?? 0;
-}
-
 function remember(key: string | null, size: number, buf: Buffer | null): void {
-  if (!key) return;
-  drop(key);
-  const kept = buf && buf.length <= MAX_KEPT_FILE ? buf : null;
-  entries.set(key, { at: Date.now(), size, buf: kept });
-  keptBytes += kept?.length ?? 0;
-  for (const [k, v] of entries) {
-    if (keptBytes <= MAX_BYTES) break;
-    if (v.buf) drop(k);
-  }
+  if (key) cache.remember(key, size, buf);
 }
 
 async function* chunksOf(
@@ -84,8 +65,7 @@ export async function generatedFile(
   needSize: boolean,
 ): Promise<GeneratedFile> {
   const key = keyOf(run, kind, asOf);
-  expire(Date.now());
-  const hit = key ? entries.get(key) : undefined;
+  const hit = key ? cache.get(key) : undefined;
   const fresh = () => Readable.from(chunksOf(db, run, kind, asOf), { objectMode: false });
   if (hit)
     return { size: hit.size, buf: hit.buf, stream: () => (hit.buf ? Readable.from([hit.buf]) : fresh()) };
@@ -94,10 +74,10 @@ export async function generatedFile(
     const parts: Buffer[] = [];
     for await (const chunk of chunksOf(db, run, kind, asOf)) {
       size += chunk.length;
-      if (size <= MAX_KEPT_FILE) parts.push(chunk);
+      if (size <= cache.maxKeptFile) parts.push(chunk);
       else parts.length = 0;
     }
-    const buf = size <= MAX_KEPT_FILE ? Buffer.concat(parts) : null;
+    const buf = size <= cache.maxKeptFile ? Buffer.concat(parts) : null;
     remember(key, size, buf);
     return { size, buf, stream: () => (buf ? Readable.from([buf]) : fresh()) };
   }
