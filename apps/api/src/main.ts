@@ -1,5 +1,6 @@
 // The API process: config from the environment, migrations, listen, graceful shutdown.
 //   node apps/api/src/main.ts
+import { logUnhandledRejections } from '@osmosis/core';
 import { createDb, migrateDeploy } from '@osmosis/db';
 import { createRedis } from '@osmosis/queues';
 import { buildApp } from './app.ts';
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  logUnhandledRejections(logger);
   if (!config.skipMigrations) {
     logger.info('applying database migrations');
     await migrateDeploy(config.databaseUrl);

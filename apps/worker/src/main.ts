@@ -1,5 +1,6 @@
 // Entry point of a worker process: `node apps/worker/src/main.ts`. Configuration from the
 // environment (see config.ts / apps/worker/README.md); SIGTERM or SIGINT shut it down gracefully.
+import { logUnhandledRejections } from '@osmosis/core';
 import { ConfigError, loadWorkerConfig } from './config.ts';
 import { startWorker } from './worker.ts';
 
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const worker = await startWorker(config);
+  logUnhandledRejections(worker.context.logger);
   let signals = 0;
   const stop = (signal: string) => {
     signals++;

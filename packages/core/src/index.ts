@@ -9,5 +9,6 @@ export * from './scrub/index.ts';
 export * from './secret-crypto.ts';
 export * from './task-selection.ts';
 export * from './tokens.ts';
+export * from './unhandled-rejections.ts';
 export * from './webhook-signature.ts';
 export * from './workspace-limits.ts';
