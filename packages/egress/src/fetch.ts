@@ -1,7 +1,8 @@
 // HTTP requests to destinations a member named (registry documents and archives, model endpoints).
 // Every connection goes through guardedLookup, and redirects are followed by hand so each hop is
-// checked: `redirects: 'same-host'` (model endpoints: a key sent to one host is never replayed to
-// another), `'checked'` (public downloads: any hop the policy allows), or `'none'`.
+// checked: `redirects: 'same-host'` (model endpoints: a key sent to one origin is never replayed to
+// another), `'checked'` (public downloads: any hop the policy allows), or `'none'`; no hop drops
+// from https to http (redirect-rule.ts).
 import { Agent, type Dispatcher, type RequestInit, type Response, fetch as undiciFetch } from 'undici';
 import {
   checkUrl,
@@ -11,6 +12,7 @@ import {
   hostOf,
   type ResolveAll,
 } from './policy.ts';
+import { redirectRefusal } from './redirect-rule.ts';
 
 export type RedirectPolicy = 'none' | 'same-host' | 'checked';
 
@@ -57,7 +59,7 @@ export async function guardedFetch(
     options.policy,
     options.resolve ? { schemes, resolve: options.resolve } : { schemes },
   );
-  const firstHost = `${hostOf(current)}:${current.port}`;
+  const first = current;
   let requestInit: RequestInit = init;
   for (let hop = 0; ; hop++) {
     let response: Response;
@@ -88,13 +90,8 @@ export async function guardedFetch(
     } catch {
       throw new EgressError('EGRESS_REDIRECT', `${hostOf(current)} redirected to an invalid URL`);
     }
-    if (redirects === 'same-host' && `${hostOf(next)}:${next.port}` !== firstHost) {
-      throw new EgressError(
-        'EGRESS_REDIRECT',
-        `${hostOf(current)} redirected to another host (${hostOf(next)}); redirects across hosts are not followed`,
-        hostOf(next),
-      );
-    }
+    const refusal = redirectRefusal(first, current, next, redirects === 'same-host');
+    if (refusal) throw new EgressError('EGRESS_REDIRECT', refusal, hostOf(next));
     current = await checkUrl(
       next.href,
       options.policy,
