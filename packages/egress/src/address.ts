@@ -22,6 +22,7 @@ const RANGES: [AddressKind, string, number, 'ipv4' | 'ipv6'][] = [
   ['private', '172.16.0.0', 12, 'ipv4'],
   ['reserved', '192.0.0.0', 24, 'ipv4'],
   ['reserved', '192.0.2.0', 24, 'ipv4'],
+  ['reserved', '192.88.99.0', 24, 'ipv4'], // 6to4 relay anycast (deprecated): a relay into IPv6
   ['private', '192.168.0.0', 16, 'ipv4'],
   ['reserved', '198.18.0.0', 15, 'ipv4'],
   ['reserved', '198.51.100.0', 24, 'ipv4'],
@@ -31,7 +32,15 @@ const RANGES: [AddressKind, string, number, 'ipv4' | 'ipv6'][] = [
   ['unspecified', '::', 128, 'ipv6'],
   ['loopback', '::1', 128, 'ipv6'],
   ['reserved', '100::', 64, 'ipv6'],
+  // local-use NAT64 (RFC 8215): a translator inside the operator's network, the IPv4 it reaches
+  // placed anywhere in the address, so it is judged as a whole
+  ['private', '64:ff9b:1::', 48, 'ipv6'],
+  // IETF protocol assignments: Teredo (2001::/32, whose IPv4 is obfuscated), benchmarking,
+  // ORCHID; no endpoint a member names lives here
+  ['reserved', '2001::', 23, 'ipv6'],
   ['reserved', '2001:db8::', 32, 'ipv6'],
+  ['reserved', '3fff::', 20, 'ipv6'], // documentation (RFC 9637)
+  ['reserved', '5f00::', 16, 'ipv6'], // SRv6 segment identifiers
   ['private', 'fc00::', 7, 'ipv6'],
   ['link-local', 'fe80::', 10, 'ipv6'],
   ['private', 'fec0::', 10, 'ipv6'],
@@ -77,6 +86,7 @@ function embeddedIpv4(ip: string): string | null {
   const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
   const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
   if (zeros(0, 5) && g[5] === 0xffff) return v4(g[6]!, g[7]!); // ::ffff:a.b.c.d
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return v4(g[6]!, g[7]!); // ::ffff:0:a.b.c.d (SIIT)
   if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return v4(g[6]!, g[7]!); // NAT64
   if (g[0] === 0x2002) return v4(g[1]!, g[2]!); // 6to4
   if (zeros(0, 6) && (g[6] !== 0 || g[7]! > 1)) return v4(g[6]!, g[7]!); // ::a.b.c.d (deprecated)

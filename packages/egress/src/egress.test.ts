@@ -38,6 +38,17 @@ describe('classifyAddress', () => {
     ['64:ff9b::a00:1', 'private'],
     ['2002:7f00:1::', 'loopback'],
     ['::127.0.0.1', 'loopback'],
+    ['::ffff:0:127.0.0.1', 'loopback'],
+    ['::ffff:0:a9fe:a9fe', 'link-local'],
+    ['64:ff9b:1::a00:1', 'private'],
+    ['64:ff9b:1:ffff::8.8.8.8', 'private'],
+    ['192.88.99.1', 'reserved'],
+    ['2001::1', 'reserved'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'], // Teredo
+    ['2001:2::1', 'reserved'],
+    ['3fff::1', 'reserved'],
+    ['5f00::1', 'reserved'],
+    ['2001:4860:4860::8888', 'public'],
     ['not-an-ip', 'reserved'],
   ])('%s is %s', (ip, kind) => {
     expect(classifyAddress(ip)).toBe(kind);
