@@ -31,6 +31,13 @@ def forms(v):
     out['url-plus'] = urllib.parse.quote_plus(v)
     out['hex'] = (b'<<' + b + b'>>').hex()
     out['HEX'] = (b'<<' + b + b'>>').hex().upper()
+    # every character or byte escaped, the escapes' hex digits alternately small and capital
+    out['unicode-all'] = ''.join(('\\u%04X' if i % 2 else '\\u%04x') % ord(c) for i, c in enumerate(v))
+    out['pct-all'] = ''.join(('%%%02X' if i % 2 else '%%%02x') % x for i, x in enumerate(b))
+    out['hex-colons'] = ':'.join('%02x' % x for x in b)
+    out['py-bytes'] = ''.join('\\x%02x' % x for x in b)
+    out['html-hex'] = ''.join('&#x%x;' % ord(c) for c in v)
+    out['reversed'] = v[::-1]
     return out
 
 def split_print(stream, v):
@@ -113,7 +120,7 @@ allow_internet = false
 
 /**
  * A benchmark of two tasks: the agent (the oracle's solve.sh) gets its value through its model
- * key secret, the hosted key reversed in its script (standing in for the hosted-model key an
+ * key secret, the hosted key shifted in its script (standing in for the hosted-model key an
  * installed agent receives), plants both everywhere and leaves them for the verifier; the
  * verifier plants them too and then either passes with reward.json keys naming them
  * (`plant-pass`) or writes them into reward.txt, whose parse error quotes it with
@@ -124,7 +131,9 @@ export async function writePlantedBenchmark(root: string, hostedKey: string): Pr
     path.join(root, 'benchmark.toml'),
     'key = "planted"\nname = "Planted secrets"\ndefault_harness = "oracle"\npass_threshold = 1.0\n',
   );
-  const reversed = [...hostedKey].reverse().join('');
+  // the oracle learns the hosted key from its task in a form no scrubber looks for (each
+  // character's code plus one): the task files are the author's, stored as they are
+  const shifted = [...hostedKey].map((c) => (c.codePointAt(0) as number) + 1).join(',');
   for (const mode of ['pass', 'error']) {
     const dir = path.join(root, `plant-${mode}`);
     for (const sub of ['environment', 'solution', 'tests'])
@@ -140,7 +149,7 @@ export async function writePlantedBenchmark(root: string, hostedKey: string): Pr
       path.join(dir, 'solution', 'solve.sh'),
       `#!/bin/bash
 V="\${PLANT_A:-$PLANT_B}"
-H="$(python3 -c 'import sys; print(sys.argv[1][::-1])' '${reversed}')"
+H="$(python3 -c 'import sys; print("".join(chr(int(x) - 1) for x in sys.argv[1].split(",")))' '${shifted}')"
 mkdir -p /tmp/planted
 printf '%s\\n%s\\n' "$V" "$H" > /tmp/planted/values
 python3 /opt/plant.py /logs/agent agent "$V" "$H"
@@ -161,6 +170,9 @@ echo "verifier done"
   }
 }
 
+/** Hex digits in the plant's case: small at even positions, capital at odd ones. */
+const hexCase = (hex: string, index: number) => (index % 2 ? hex.toUpperCase() : hex);
+
 /** The forms of `value` searched for (the brief's list), named. */
 export function searchedForms(value: string): Record<string, string> {
   const bytes = Buffer.from(value);
@@ -175,6 +187,17 @@ export function searchedForms(value: string): Record<string, string> {
     'URL-encoded (small hex)': encodeURIComponent(value).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
     hex: bytes.toString('hex'),
     HEX: bytes.toString('hex').toUpperCase(),
+    // as the plant writes them: every character or byte escaped, hex alternately small and capital
+    'every character \\u-escaped': [...value]
+      .map((c, i) => `\\u${hexCase(c.charCodeAt(0).toString(16).padStart(4, '0'), i)}`)
+      .join(''),
+    'every byte percent-encoded': [...bytes]
+      .map((b, i) => `%${hexCase(b.toString(16).padStart(2, '0'), i)}`)
+      .join(''),
+    'hex with colons': [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(':'),
+    'bytes as \\x escapes': [...bytes].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join(''),
+    'HTML hex references': [...value].map((c) => `&#x${(c.codePointAt(0) as number).toString(16)};`).join(''),
+    reversed: [...value].reverse().join(''),
   };
   // The characters of a base64 encoding that depend on the value alone, at each byte alignment.
   for (const alphabet of ['base64', 'base64url'] as const) {

@@ -1,7 +1,8 @@
 // No copy of a secret anywhere. A real API, a real worker and Docker sandboxes run a benchmark
 // whose agent and verifier write each secret value in every form (file and folder names,
-// reward.json keys, escaped inside an error, base64/base64url/URL/hex, split across output
-// chunks on stdout and stderr), for a plain value, one holding `"`, `\` and a space, and the
+// reward.json keys, escaped inside an error, base64/base64url/URL/hex, every character escaped
+// with mixed-case hex, hex dumps, HTML references, reversed, split across output chunks on
+// stdout and stderr), for a plain value, one holding `"`, `\` and a space, and the
 // operator's hosted-model key. Then everything is searched for every form of each value: a dump
 // of the database, the API's answers, the pages, every file `osmosis benchmark runs download
 // --type all` writes, artifact storage, every Redis key of the deployment, and the API's and

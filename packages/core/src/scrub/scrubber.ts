@@ -1,6 +1,7 @@
 // The one scrubber: every byte the platform stores from an attempt (artifact files and their
 // names, events, error messages, rewards, trajectories, build output, log lines) goes through
 // it. It replaces each secret value, and each derived form of it (forms.ts), by `***`.
+import { escapeBytesInSmallLetters, escapesInSmallLetters } from './escapes.ts';
 import { type ScrubForm, scrubForms } from './forms.ts';
 import { type Folded, foldBytes, foldText, unfold } from './lines.ts';
 import {
@@ -50,17 +51,45 @@ export interface Scrubber {
   stream(): StreamScrubber;
 }
 
-/** Where `needles` are in `haystack`, and `foldedNeedles` in it with its line breaks taken out. */
-function acrossLines<H extends string | Buffer>(
-  haystack: H,
-  needles: readonly H[],
-  foldedNeedles: readonly H[],
+/** What is searched for in one haystack: the needles, and the same with their line breaks taken out. */
+interface NeedleSet<H> {
+  all: H[];
+  /** the needles with a line break in them: searched for in the haystack as written */
+  withBreaks: H[];
+  /** every needle with its line breaks taken out (those still long enough): searched for in the folded haystack */
+  folded: H[];
+}
+
+function needleSet<H extends string | Buffer>(
+  texts: readonly string[],
+  minLength: number,
+  encode: (text: string) => H,
+): NeedleSet<H> {
+  const folded = [...new Set(texts.map((n) => n.replace(/[\r\n]/g, '')))].filter(
+    (n) => n.length >= minLength,
+  );
+  return {
+    all: texts.map(encode),
+    withBreaks: texts.filter((n) => /[\r\n]/.test(n)).map(encode),
+    folded: folded.map(encode),
+  };
+}
+
+/**
+ * Where the needles are in `haystack`. With line breaks in it, a needle without one is found in
+ * the folded haystack wherever it is in the haystack as written (taking breaks out only joins
+ * text), so only the needles holding a break are also searched for as written: one pass over the
+ * input per needle, not two.
+ */
+function search<H extends string | Buffer>(
+  haystack: () => H,
   lines: Folded<H> | null,
+  set: NeedleSet<H>,
 ): Interval[] {
-  const direct = coveredIntervals<H>(haystack as never, needles);
-  if (!lines) return direct;
-  const split = unfold(coveredIntervals<H>(lines.folded as never, foldedNeedles), lines.origin);
-  return split.length ? mergeIntervals([...direct, ...split]) : direct;
+  if (!lines) return coveredIntervals<H>(haystack() as never, set.all);
+  const split = unfold(coveredIntervals<H>(lines.folded as never, set.folded), lines.origin);
+  if (set.withBreaks.length === 0) return split;
+  return mergeIntervals([...coveredIntervals<H>(haystack() as never, set.withBreaks), ...split]);
 }
 
 function toBuffer(data: Uint8Array): Buffer {
@@ -87,21 +116,41 @@ export function createScrubber(
       forms.push(form);
     }
   }
-  const needles = forms.map((f) => f.text);
-  const byteNeedles = needles.map((n) => Buffer.from(n, 'utf8'));
-  const holdBack = Math.max(0, ...byteNeedles.map((n) => n.length - 1));
-  const active = needles.length > 0;
-  // searched for in the input with its line breaks taken out (lines.ts): a form the writer
-  // wrapped, and a multi-line value written with other line ends
-  const foldedNeedles = [...new Set(needles.map((n) => n.replace(/[\r\n]/g, '')))].filter(
-    (n) => n.length >= minLength,
-  );
-  const foldedByteNeedles = foldedNeedles.map((n) => Buffer.from(n, 'utf8'));
+  const holdBack = Math.max(0, ...forms.map((f) => Buffer.byteLength(f.text) - 1));
+  const active = forms.length > 0;
+  // Each set is also searched for in the input with its line breaks taken out (lines.ts): a form
+  // the writer wrapped, and a multi-line value written with other line ends. The escaped forms
+  // are searched for in the input with its escapes' hex in small letters (escapes.ts).
+  const asWritten = forms.filter((f) => !f.escaped).map((f) => f.text);
+  const escaped = forms.filter((f) => f.escaped).map((f) => f.text);
+  const toBytes = (text: string) => Buffer.from(text, 'utf8');
+  const textSets = {
+    asWritten: needleSet(asWritten, minLength, String),
+    escaped: needleSet(escaped, minLength, String),
+  };
+  const byteSets = {
+    asWritten: needleSet(asWritten, minLength, toBytes),
+    escaped: needleSet(escaped, minLength, toBytes),
+  };
 
-  const textIntervals = (input: string): Interval[] =>
-    acrossLines(input, needles, foldedNeedles, foldText(input));
-  const byteIntervals = (buf: Buffer): Interval[] =>
-    acrossLines(buf, byteNeedles, foldedByteNeedles, foldBytes(buf));
+  const textIntervals = (input: string): Interval[] => {
+    const lines = foldText(input);
+    const found = search(() => input, lines, textSets.asWritten);
+    if (escaped.length === 0) return found;
+    // the input as written is rewritten only if it is searched (no line breaks in it, or a needle
+    // holding one): with breaks, the folded input alone is
+    const small = () => escapesInSmallLetters(input);
+    const smallLines = lines && { folded: escapesInSmallLetters(lines.folded), origin: lines.origin };
+    return mergeIntervals([...found, ...search(small, smallLines, textSets.escaped)]);
+  };
+  const byteIntervals = (buf: Buffer): Interval[] => {
+    const lines = foldBytes(buf);
+    const found = search(() => buf, lines, byteSets.asWritten);
+    if (escaped.length === 0) return found;
+    const small = () => escapeBytesInSmallLetters(buf);
+    const smallLines = lines && { folded: escapeBytesInSmallLetters(lines.folded), origin: lines.origin };
+    return mergeIntervals([...found, ...search(small, smallLines, byteSets.escaped)]);
+  };
 
   const text = (input: string): string => {
     if (!active || input.length === 0) return input;
@@ -118,15 +167,8 @@ export function createScrubber(
 
   const contains = (data: string | Uint8Array): boolean => {
     if (!active) return false;
-    if (typeof data === 'string') {
-      if (needles.some((n) => data.includes(n))) return true;
-      const lines = foldText(data);
-      return lines !== null && foldedNeedles.some((n) => lines.folded.includes(n));
-    }
-    const buf = toBuffer(data);
-    if (byteNeedles.some((n) => buf.includes(n))) return true;
-    const lines = foldBytes(buf);
-    return lines !== null && foldedByteNeedles.some((n) => lines.folded.includes(n));
+    const intervals = typeof data === 'string' ? textIntervals(data) : byteIntervals(toBuffer(data));
+    return intervals.length > 0;
   };
 
   const error = (input: unknown): Error => {
