@@ -22,6 +22,7 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import {
   attachSandbox,
+  memoryMbOf,
   nanoCpusOf,
   SANDBOX_CAPABILITIES,
   type SandboxLabels,
@@ -129,7 +130,8 @@ export function composeOverride(options: StartComposeOptions, scope: string): Re
     init: true,
     privileged: false,
   };
-  const mb = (n: number) => `${Math.round(n)}m`;
+  // never below the engine's minimum (memoryMbOf), or compose's create fails on the engine
+  const mb = (n: number) => `${Math.round(memoryMbOf(n) ?? n)}m`;
   // as a lone container's quota (nanoCpusOf): a value that rounds to nothing is the smallest quota
   const mainNanoCpus = nanoCpusOf(options.main.cpus);
   const services: Record<string, unknown> = {};

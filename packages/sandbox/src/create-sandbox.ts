@@ -160,8 +160,9 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
   };
   const nanoCpus = nanoCpusOf(options.cpus);
   if (nanoCpus !== undefined) hostConfig.NanoCpus = nanoCpus;
-  if (options.memoryMb !== undefined && options.memoryMb > 0) {
-    hostConfig.Memory = Math.round(options.memoryMb * 1024 * 1024);
+  const memoryMb = memoryMbOf(options.memoryMb);
+  if (memoryMb !== undefined) {
+    hostConfig.Memory = Math.round(memoryMb * 1024 * 1024);
     hostConfig.MemorySwap = hostConfig.Memory;
   }
   if (options.gpuIds?.length) hostConfig.DeviceRequests = gpuDeviceRequests(options.gpuIds);
@@ -274,4 +275,19 @@ export function nanoCpusOf(cpus: number | undefined): number | undefined {
   if (cpus === undefined || cpus === 0) return undefined;
   if (!Number.isFinite(cpus) || cpus <= 0) return MIN_NANO_CPUS;
   return Math.max(Math.round(cpus * 1e9), MIN_NANO_CPUS);
+}
+
+/** The least memory the engine lets a container be limited to ("Minimum memory limit allowed is 6MB"). */
+export const MIN_MEMORY_MB = 6;
+
+/**
+ * The engine's memory limit in MiB for `mb`; undefined (no limit) only when none was asked. A
+ * task row synced before task.toml refused memory_mb below 6, or a value that is not a size,
+ * gets the engine's minimum instead of a container create the engine refuses (or, for a value
+ * that is not a positive number, no limit at all).
+ */
+export function memoryMbOf(mb: number | undefined): number | undefined {
+  if (mb === undefined || mb === 0) return undefined;
+  if (!Number.isFinite(mb) || mb <= 0) return MIN_MEMORY_MB;
+  return Math.max(mb, MIN_MEMORY_MB);
 }

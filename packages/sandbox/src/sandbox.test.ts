@@ -151,6 +151,25 @@ describe('sandbox', () => {
   });
 });
 
+describe('limits the engine would refuse', () => {
+  it('a memory limit under 6 MiB (a task row synced before task.toml refused it) starts at the engine minimum', async () => {
+    const sandbox = await createSandbox({
+      image: IMAGE,
+      scope,
+      memoryMb: 1,
+      labels: { run, attempt: randomUUID() },
+    });
+    try {
+      expect((await sandbox.exec('true')).exitCode).toBe(0);
+      const { HostConfig } = await getDocker().getContainer(sandbox.id).inspect();
+      expect(HostConfig.Memory).toBe(6 * 1024 * 1024);
+      expect(HostConfig.MemorySwap).toBe(6 * 1024 * 1024);
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+});
+
 describe('teardown and reaping', () => {
   it('destroy removes the container and is idempotent', async () => {
     const sandbox = await createSandbox({ image: IMAGE, scope, labels: { run, attempt: randomUUID() } });

@@ -32,3 +32,26 @@ describe('parseTaskConfig: cpus', () => {
     expect(parseTaskConfig('[environment]\ncpus = 0.5\n').config.environment.cpus).toBe(0.5);
   });
 });
+
+describe('parseTaskConfig: memory', () => {
+  it('refuses less than 6 MiB, which the engine will not limit a container to (every attempt failed at its start)', () => {
+    for (const value of ['1', '5']) {
+      const error = refusal(`[environment]\nmemory_mb = ${value}\n`);
+      expect(error.line).toBe(2);
+      expect(error.message).toMatch(
+        /^task\.toml:2: \[environment\]\.memory_mb: must be at least 6 MiB \(the least memory a container can be limited to\), got \d MiB/,
+      );
+    }
+    expect(refusal('[environment]\nmemory = "1M"\n').message).toMatch(
+      /\[environment\]\.memory: must be at least 6 MiB/,
+    );
+    expect(refusal('[verifier.environment]\nmemory_mb = 2\n').message).toMatch(
+      /\[verifier\.environment\]\.memory_mb: must be at least 6 MiB/,
+    );
+  });
+
+  it('accepts 6 MiB and up', () => {
+    expect(parseTaskConfig('[environment]\nmemory_mb = 6\n').config.environment.memory_mb).toBe(6);
+    expect(parseTaskConfig('[environment]\nmemory = "2G"\n').config.environment.memory_mb).toBe(2048);
+  });
+});

@@ -320,6 +320,14 @@ export function parseTaskConfig(text: string, file = 'task.toml'): ParsedTaskCon
         warnings.push(`[${tn}].${legacy} is deprecated: read as ${legacy}_mb = ${mb}`);
       }
     }
+    // the engine refuses a container limited to less (create fails at every attempt's start)
+    if (memoryMb > 0 && memoryMb < 6) {
+      fail(
+        tn,
+        e.memory_mb === undefined && e.memory !== undefined ? 'memory' : 'memory_mb',
+        `must be at least 6 MiB (the least memory a container can be limited to), got ${memoryMb} MiB`,
+      );
+    }
     const healthcheck =
       e.healthcheck === undefined ? null : healthcheckOf(e.healthcheck, `${tn}.healthcheck`);
     const allowInternet = e.allow_internet ?? true;
