@@ -10,8 +10,9 @@
 // with no system or global config, no prompts, no credential helpers and only the allowed
 // transports (no file://, ext::, ssh).
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
+import path from 'node:path';
 import {
   GIT_URL_SCHEMES,
   gitRefIssue,
@@ -53,6 +54,9 @@ export interface GitRunOptions {
 }
 
 const WATCH_MS = 200;
+
+/** Attributes that leave every checked-out file byte for byte as its blob. */
+const NEUTRAL_ATTRIBUTES = '* -text -eol -crlf -working-tree-encoding -ident -filter\n';
 
 /** Run git with no prompts, no system/global config and no credential helpers. */
 export function runGit(args: string[], options: GitRunOptions): Promise<string> {
@@ -248,7 +252,24 @@ export async function fetchGit(options: FetchGitOptions): Promise<string> {
       const problem = checkoutProblem(listing, paths, options.limits);
       if (problem) throw new Error(problem);
     }
-    await git(['-c', 'advice.detachedHead=false', 'checkout', '-q', 'FETCH_HEAD', '--']);
+    // Every file as its blob: the size check counted blobs, and a repository's .gitattributes
+    // could grow them on checkout (eol=crlf doubles line ends, working-tree-encoding=UTF-32 makes
+    // each ASCII byte four, ident turns `$Id$` into 46 bytes). $GIT_DIR/info/attributes overrides
+    // every .gitattributes in the tree. No hook runs either (init's template holds only samples).
+    await mkdir(path.join(dest, '.git', 'info'), { recursive: true });
+    await writeFile(path.join(dest, '.git', 'info', 'attributes'), NEUTRAL_ATTRIBUTES);
+    await git([
+      '-c',
+      'advice.detachedHead=false',
+      '-c',
+      'core.autocrlf=false',
+      '-c',
+      'core.hooksPath=/dev/null',
+      'checkout',
+      '-q',
+      'FETCH_HEAD',
+      '--',
+    ]);
     return (await git(['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
   } catch (error) {
     // git's message may hold the pinned address: show the URL as the member gave it
