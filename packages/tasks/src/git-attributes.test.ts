@@ -42,7 +42,7 @@ beforeAll(async () => {
     '*.txt text eol=crlf',
     '*.id ident',
     '*.u32 working-tree-encoding=UTF-32',
-    '*.f filter=absent',
+    '*.f filter=absent diff=absent merge=absent',
   ].join('\n');
   await writeFile(path.join(work, '.gitattributes'), `${attributes}\n`);
   await writeFile(path.join(work, 'tasks/t/.gitattributes'), `${attributes}\n`);
@@ -67,6 +67,10 @@ describe('fetchGit and a repository’s .gitattributes', () => {
         expect(written.length, name).toBe(Buffer.byteLength(text));
         expect(written.toString(), name).toBe(text);
       }
+      // and for any later git in the checkout, no attribute is set: no filter, diff or merge driver
+      const attributes = git(dest, 'check-attr', '-a', '--', ...Object.keys(FILES)).split('\n');
+      expect(attributes.filter((line) => !line.endsWith(': unset'))).toEqual([]);
+      expect(attributes).toContain('tasks/t/filtered.f: merge: unset');
     });
   }
 });

@@ -8,11 +8,10 @@
 // between the check and the connection cannot reach a refused address; redirects are not
 // followed; every argument a member can name comes after `--end-of-options`; and git runs
 // with no system or global config, no prompts, no credential helpers and only the allowed
-// transports (no file://, ext::, ssh).
+// transports (no file://, ext::, ssh), and never runs a hook or command of its own (git-env.ts).
 import { spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import path from 'node:path';
 import {
   GIT_URL_SCHEMES,
   gitRefIssue,
@@ -30,7 +29,10 @@ import {
   type ResolveAll,
   resolveAll,
 } from '@osmosis/egress';
+import { GIT_SAFE_CONFIG, gitEnv, neutralizeAttributes } from './git-env.ts';
 import { checkoutProblem, downloadWatch, type GitSizeLimits } from './git-size.ts';
+
+export { GIT_ALLOWED_PROTOCOLS } from './git-env.ts';
 
 export type { GitSizeLimits } from './git-size.ts';
 
@@ -43,9 +45,6 @@ export class GitError extends Error {
   }
 }
 
-/** GIT_ALLOW_PROTOCOL for every git the platform runs: the schemes of GIT_URL_SCHEMES, nothing else. */
-export const GIT_ALLOWED_PROTOCOLS = GIT_URL_SCHEMES.join(':');
-
 export interface GitRunOptions {
   cwd: string;
   timeoutMs?: number;
@@ -55,25 +54,16 @@ export interface GitRunOptions {
 
 const WATCH_MS = 200;
 
-/** Attributes that leave every checked-out file byte for byte as its blob. */
-const NEUTRAL_ATTRIBUTES = '* -text -eol -crlf -working-tree-encoding -ident -filter\n';
-
-/** Run git with no prompts, no system/global config and no credential helpers. */
+/**
+ * Run git with no prompts, no system/global config, no credential helpers, no hooks and no home
+ * of its own (gitEnv, GIT_SAFE_CONFIG).
+ */
 export function runGit(args: string[], options: GitRunOptions): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
+    const safe = GIT_SAFE_CONFIG.flatMap((setting) => ['-c', setting]);
+    const child = spawn('git', [...safe, ...args], {
       cwd: options.cwd,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: options.cwd,
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        GIT_ASKPASS: 'true',
-        // no local paths, file://, ext:: or ssh: a benchmark's URL must not read the worker's disk
-        GIT_ALLOW_PROTOCOL: GIT_ALLOWED_PROTOCOLS,
-        LC_ALL: 'C',
-      },
+      env: gitEnv(options.cwd),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -252,24 +242,9 @@ export async function fetchGit(options: FetchGitOptions): Promise<string> {
       const problem = checkoutProblem(listing, paths, options.limits);
       if (problem) throw new Error(problem);
     }
-    // Every file as its blob: the size check counted blobs, and a repository's .gitattributes
-    // could grow them on checkout (eol=crlf doubles line ends, working-tree-encoding=UTF-32 makes
-    // each ASCII byte four, ident turns `$Id$` into 46 bytes). $GIT_DIR/info/attributes overrides
-    // every .gitattributes in the tree. No hook runs either (init's template holds only samples).
-    await mkdir(path.join(dest, '.git', 'info'), { recursive: true });
-    await writeFile(path.join(dest, '.git', 'info', 'attributes'), NEUTRAL_ATTRIBUTES);
-    await git([
-      '-c',
-      'advice.detachedHead=false',
-      '-c',
-      'core.autocrlf=false',
-      '-c',
-      'core.hooksPath=/dev/null',
-      'checkout',
-      '-q',
-      'FETCH_HEAD',
-      '--',
-    ]);
+    // every file as its blob, as the size check counted it, whatever the tree's .gitattributes say
+    await neutralizeAttributes(dest);
+    await git(['-c', 'advice.detachedHead=false', 'checkout', '-q', 'FETCH_HEAD', '--']);
     return (await git(['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
   } catch (error) {
     // git's message may hold the pinned address: show the URL as the member gave it
