@@ -4,7 +4,7 @@
 // (allow-listed for this file only). Each hostile task either fails the sync with a sync_error
 // naming the file and the fix, or is imported with a parse_error naming it, next to a good task
 // that still imports — never an `internal error`, and never a worker that stops.
-import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { packTarBuffer } from '@osmosis/tasks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -127,6 +127,52 @@ describe('task content a git source can carry', () => {
       /^git fetch of git:\/\/127\.0\.0\.1:\d+\/zeros\.git failed: the checkout of tasks would write \d+ bytes, more than the limit of 8388608 bytes \(the limit is set by OSMOSIS_MAX_ARCHIVE_BYTES\)$/,
     );
     expect(b.task_count).toBe(0);
+  });
+
+  it('checks out every file as its blob, whatever the repository’s .gitattributes say', async () => {
+    // 5 MiB of line ends under `eol=crlf`: git would write 10 MiB, past the 8 MiB limit the size
+    // check (which counts blobs) had passed; the sync failed after writing them
+    const url = await repo('crlf-growth', async (w) => {
+      await greeting(path.join(w, 'tasks/greeting'));
+      await writeFile(path.join(w, 'tasks/greeting/environment/lines.txt'), '\n'.repeat(5 * 1024 * 1024));
+      await writeFile(path.join(w, '.gitattributes'), '* text eol=crlf\n');
+    });
+    const b = await addAndSettle('crlf-growth', url);
+    expect(b.sync_error).toBeNull();
+    expect(b.sync_status).toBe('ready');
+    expect(b.task_count).toBe(1);
+  });
+
+  it('fails the sync naming a file whose name the worker could not extract (a backslash), and stores no such task', async () => {
+    const url = await repo('backslash-name', async (w) => {
+      await greeting(path.join(w, 'tasks/greeting'));
+      // an ordinary file name on Linux, refused by the extractor that unpacks the stored task
+      await writeFile(path.join(w, 'tasks/greeting/tests/a\\b.txt'), 'x');
+    });
+    const b = await addAndSettle('backslash-name', url);
+    expect(b.sync_status).toBe('failed');
+    expect(b.sync_error).toBe(
+      "task greeting: greeting/tests/a\\b.txt: the name contains a backslash; rename it (a task's file names must be the same on every system)",
+    );
+    expect(b.task_count).toBe(0);
+  });
+
+  it('imports a task asking for less memory than a container can have with a parse error naming the field, beside a good task', async () => {
+    const url = await repo('tiny-memory', async (w) => {
+      await greeting(path.join(w, 'tasks/good'));
+      await greeting(path.join(w, 'tasks/tiny'));
+      const toml = path.join(w, 'tasks/tiny/task.toml');
+      await writeFile(toml, (await readFile(toml, 'utf8')).replace('memory_mb = 512', 'memory_mb = 1'));
+    });
+    const b = await addAndSettle('tiny-memory', url);
+    expect(b.sync_status).toBe('ready');
+    const byName = Object.fromEntries(
+      (b.tasks as { name: string; parse_error: string | null }[]).map((t) => [t.name, t.parse_error]),
+    );
+    expect(byName.good).toBeNull();
+    expect(byName.tiny).toMatch(
+      /^task\.toml:\d+: \[environment\]\.memory_mb: must be at least 6 MiB \(the least memory a container can be limited to\), got 1 MiB/,
+    );
   });
 
   it('answers an uploaded benchmark.toml whose description escapes a NUL with 400 naming it, and adds nothing', async () => {
