@@ -30,7 +30,7 @@ let worker: WorkerProcess | undefined;
 
 beforeAll(async () => {
   api = await startTestApi();
-  owner = await api.seedWorkspace();
+  owner = await api.seedWorkspace({ operator: true });
   proxy = await dockerProxy();
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-faults-engine-'));
 });

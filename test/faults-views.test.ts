@@ -25,7 +25,7 @@ let benchmark: { benchmarkId: string; benchmarkKey: string };
 
 beforeAll(async () => {
   api = await startTestApi();
-  owner = await api.seedWorkspace();
+  owner = await api.seedWorkspace({ operator: true });
   configDir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-faults-views-'));
   benchmark = await seedBenchmark(api.db, owner.workspaceId, 10);
 });
@@ -254,7 +254,7 @@ describe('queued work that does not move', () => {
     expect(page.text).toContain('<dt>Waiting</dt>');
     expect(page.text).toContain('were handed back because a Docker engine was unavailable');
 
-    // GET /v1/workers: each judged by its own bound; admins and owners only
+    // GET /v1/workers: each judged by its own bound; the deployment's operators only
     const workers = await api.request<WorkerList>('GET', '/v1/workers', { token: owner.token });
     expect(workers.status).toBe(200);
     expect(Object.fromEntries(workers.body.items.map((w) => [w.id, w.state]))).toEqual({
@@ -267,11 +267,19 @@ describe('queued work that does not move', () => {
       capacity: 4,
       host: 'h1',
     });
-    for (const role of ['member', 'viewer'] as const) {
-      const m = await api.addMember(owner.workspaceId, role);
+    // another workspace's owner (any member can make one) and this one's admins and members
+    const outsider = await api.seedWorkspace();
+    const others = [
+      outsider,
+      ...(await Promise.all(
+        (['admin', 'member', 'viewer'] as const).map((r) => api.addMember(owner.workspaceId, r)),
+      )),
+    ];
+    for (const m of others) {
       const res = await api.request('GET', '/v1/workers', { token: m.token });
-      expect(res.status).toBe(403);
+      expect(res.status, m.role).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
+      expect(res.body.error.message).toContain('only its operators see it');
     }
     const ready = await api.request<ReadyResponse>('GET', '/readyz');
     expect(ready.status).toBe(200);
@@ -288,8 +296,10 @@ describe('queued work that does not move', () => {
     expect(ops.status).toBe(200);
     expect(ops.text).toContain('<code>w-dead</code>');
     expect(ops.text).toMatch(/1 live · 1 dead · 1 stopped/);
-    const member = await api.addMember(owner.workspaceId, 'member');
-    const memberPage = await get(api.url, '/operators', await signIn(api.url, member.token));
-    expect(memberPage.status).toBe(403);
+    for (const m of [outsider, others[0]!]) {
+      const refused = await get(api.url, '/operators', await signIn(api.url, m.token));
+      expect(refused.status, m.role).toBe(403);
+      expect(refused.text).not.toContain('w-dead');
+    }
   });
 });

@@ -27,7 +27,7 @@ const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   api = await startTestApi();
-  owner = await api.seedWorkspace();
+  owner = await api.seedWorkspace({ operator: true });
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-faults-workers-'));
 });
 
@@ -129,7 +129,7 @@ describe('dead workers', { timeout: 600_000 }, () => {
     expect(finished).toHaveLength(5);
     expect(finished.every((f) => f._count._all === 1)).toBe(true);
 
-    // GET /v1/workers: the dead one and the live one (admins and owners only)
+    // GET /v1/workers: the dead one and the live one (the deployment's operators only)
     const list = await api.request<WorkerList>('GET', '/v1/workers', { token: owner.token });
     expect(list.status).toBe(200);
     const byId = new Map(list.body.items.map((w) => [w.id, w]));

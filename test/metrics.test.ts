@@ -189,10 +189,15 @@ describe('/metrics', () => {
     for (const v of values) for (const n of names) expect(v).not.toContain(n);
   });
 
-  it('shows the queues to owners only (GET /v1/queues)', async () => {
+  it("shows the queues to the deployment's operators only (GET /v1/queues), not to any workspace's owner", async () => {
     const admin = await api.addMember(owner.workspaceId, 'admin');
     expect((await api.request('GET', '/v1/queues', { token: admin.token })).status).toBe(403);
-    const res = await api.request('GET', '/v1/queues', { token: owner.token });
+    const outsider = await api.seedWorkspace();
+    const refused = await api.request('GET', '/v1/queues', { token: outsider.token });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toContain('--operator');
+    const operator = await api.seedWorkspace({ operator: true });
+    const res = await api.request('GET', '/v1/queues', { token: operator.token });
     expect(res.status, res.text).toBe(200);
     expect(res.body.items.map((q: { name: string }) => q.name)).toEqual([
       'health',

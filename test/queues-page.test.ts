@@ -12,7 +12,7 @@ let admin: SeededMember;
 
 beforeAll(async () => {
   api = await startTestApi();
-  owner = await api.seedWorkspace();
+  owner = await api.seedWorkspace({ operator: true });
   admin = await api.addMember(owner.workspaceId, 'admin');
   // two waiting sync jobs (no worker consumes this test's queue prefix)
   const queues = createQueues(api.redis, api.app.config.queuePrefix);
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('/queues', () => {
-  it('shows owners every queue and its waiting jobs, with the pages CSP', async () => {
+  it('shows operators every queue and its waiting jobs, with the pages CSP', async () => {
     const who = await signIn(api.url, owner.token);
     const res = await get(api.url, '/queues', who);
     expect(res.status, res.text.slice(0, 500)).toBe(200);
@@ -64,10 +64,13 @@ describe('/queues', () => {
     expect(/<tr><td><code>w-old<\/code>.*?<\/tr>/s.exec(res.text)?.[0]).toContain('not advertised');
   });
 
-  it('refuses admins (403) and sends the signed-out to /login', async () => {
-    const who = await signIn(api.url, admin.token);
-    const res = await get(api.url, '/queues', who);
-    expect(res.status).toBe(403);
+  it("refuses admins and another workspace's owner who is no operator (403), and sends the signed-out to /login", async () => {
+    const outsider = await api.seedWorkspace();
+    for (const m of [admin, outsider]) {
+      const res = await get(api.url, '/queues', await signIn(api.url, m.token));
+      expect(res.status, m.role).toBe(403);
+      expect(res.text).not.toContain('benchmark-sync');
+    }
     const out = await get(api.url, '/queues', null);
     expect(out.status).toBe(303);
     expect(out.headers.get('location')).toBe('/login');

@@ -1,7 +1,7 @@
-// `osmosis workers` (the real binary) against a real API: an admin sees each worker's state and,
+// `osmosis workers` (the real binary) against a real API: an operator sees each worker's state and,
 // per resource, what it advertises beside what its running attempts reserve now (held and free
-// GPU ids); --json is the API's list with the deployment id; a member is refused (operators'
-// view), and a worker of an older version that advertises nothing shows empty cells.
+// GPU ids); --json is the API's list with the deployment id; an admin or member who is no
+// operator is refused (the deployment's view), and a worker of an older version that advertises nothing shows empty cells.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { seedRun } from '../apps/worker/src/testing/fixtures.ts';
 import { osmosis } from './submit-cli-support.ts';
 
 let api: TestApi;
+let operator: SeededMember;
 let admin: SeededMember;
 let member: SeededMember;
 let home: string;
@@ -23,9 +24,9 @@ const cli = (who: SeededMember, args: string[]) =>
 
 beforeAll(async () => {
   api = await startTestApi();
-  const owner = await api.seedWorkspace();
-  admin = await api.addMember(owner.workspaceId, 'admin');
-  member = await api.addMember(owner.workspaceId, 'member');
+  operator = await api.seedWorkspace({ operator: true });
+  admin = await api.addMember(operator.workspaceId, 'admin');
+  member = await api.addMember(operator.workspaceId, 'member');
   home = mkdtempSync(path.join(os.tmpdir(), 'osmosis-workers-cli-'));
   deployment = await deploymentId(api.db); // as the first worker to start names it
   await api.db.workerHeartbeat.create({
@@ -74,7 +75,7 @@ afterAll(async () => {
 
 describe('osmosis workers', () => {
   it('shows each worker’s advertised resources beside what is reserved on it', async () => {
-    const human = await cli(admin, ['workers']);
+    const human = await cli(operator, ['workers']);
     expect(human.code, human.stderr).toBe(0);
     const line = (id: string) => human.stdout.split('\n').find((l) => l.startsWith(id)) ?? '';
     expect(human.stdout).toMatch(/^Worker\s+State\s+Host\s+Engine\s+Slots\s+CPUs\s+Memory\s+GPUs/);
@@ -86,7 +87,7 @@ describe('osmosis workers', () => {
   });
 
   it('gives the API’s list with the deployment id as JSON', async () => {
-    const json = await cli(admin, ['workers', '--json']);
+    const json = await cli(operator, ['workers', '--json']);
     expect(json.code, json.stderr).toBe(0);
     const out = JSON.parse(json.stdout) as { items: unknown[]; deployment_id: unknown; total_count: number };
     expect(out.total_count).toBe(2);
@@ -100,11 +101,13 @@ describe('osmosis workers', () => {
     });
   });
 
-  it('refuses a member: workers are an operator’s view', async () => {
-    const refused = await cli(member, ['workers', '--json']);
-    expect(refused.code).toBe(1);
-    expect(CliErrorEnvelope.parse(JSON.parse(refused.stderr)).error.details).toMatchObject({
-      platform_code: 'FORBIDDEN',
-    });
+  it('refuses an admin or a member who is no operator: workers are the deployment’s view', async () => {
+    for (const who of [admin, member]) {
+      const refused = await cli(who, ['workers', '--json']);
+      expect(refused.code, who.role).toBe(1);
+      expect(CliErrorEnvelope.parse(JSON.parse(refused.stderr)).error.details).toMatchObject({
+        platform_code: 'FORBIDDEN',
+      });
+    }
   });
 });

@@ -17,7 +17,8 @@ import { type AuthFailureLimiter, tokenPrefixOf } from './rate-limit.ts';
 import { type ResolvedToken, type ResolveResult, resolveApiToken } from './services/tokens.ts';
 
 export interface AuthContext {
-  user: { id: string; email: string; displayName: string | null };
+  /** isOperator: the user runs the deployment (requireOperator) */
+  user: { id: string; email: string; displayName: string | null; isOperator: boolean };
   workspace: { id: string; name: string; createdAt: Date };
   /** the role the request acts with: the membership's role bounded by the token's max_role */
   role: MemberRole;
@@ -141,6 +142,24 @@ export function requireRole(minimum: MemberRole) {
         `this action needs the ${minimum} role or higher; you are ${request.auth.role}`,
       );
     }
+  };
+}
+
+/** Why the caller may not see the deployment-wide views, or null when they are an operator. */
+export function operatorRefusal(auth: AuthContext): string | null {
+  if (auth.user.isOperator) return null;
+  return "this view shows the whole deployment (every workspace's workers and queues), so only its operators see it: an operator is marked on the host by `node apps/api/src/bootstrap.ts --workspace NAME --email EMAIL --operator`; ask whoever runs the platform";
+}
+
+/**
+ * Route guard of the deployment-wide views (workers, queues): operators only, whatever their role
+ * in the workspace. Any member can make a workspace and own it, so a role is no bound here.
+ */
+export function requireOperator() {
+  return async function operatorGuard(request: FastifyRequest): Promise<void> {
+    if (!request.auth) throw ApiError.unauthenticated();
+    const refusal = operatorRefusal(request.auth);
+    if (refusal) throw ApiError.forbidden(refusal);
   };
 }
 

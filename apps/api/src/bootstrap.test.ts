@@ -33,9 +33,11 @@ describe('bootstrap', () => {
     const resolved = await resolveApiToken(database.db, first.token!);
     expect(resolved.ok && resolved.value).toMatchObject({
       role: 'owner',
-      user: { email: 'owner@localhost' },
+      // the deployment's first owner runs it: its operator (the workers and queues views)
+      user: { email: 'owner@localhost', isOperator: true },
       workspace: { name: 'default' },
     });
+    expect(first.messages.join('\n')).toContain('owner@localhost is the operator of this deployment');
 
     const second = await bootstrap(database.db, {
       workspace: 'default',
@@ -94,4 +96,21 @@ describe('bootstrap', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--email');
   }, 120_000);
+
+  it('marks only the first owner an operator by itself; --operator marks another user, who must exist', async () => {
+    const later = await bootstrap(database.db, { workspace: 'team-b', email: 'b-owner@localhost' });
+    expect(later.created).toBe(true);
+    const user = (email: string) => database.db.user.findUniqueOrThrow({ where: { email } });
+    expect((await user('b-owner@localhost')).isOperator).toBe(false);
+    const marked = await bootstrap(database.db, {
+      workspace: 'team-b',
+      email: 'B-Owner@localhost',
+      operator: true,
+    });
+    expect(marked.messages.join('\n')).toContain('b-owner@localhost is an operator of this deployment');
+    expect((await user('b-owner@localhost')).isOperator).toBe(true);
+    await expect(
+      bootstrap(database.db, { workspace: 'team-b', email: 'nobody@localhost', operator: true }),
+    ).rejects.toThrow(/no user nobody@localhost/);
+  });
 });

@@ -1,7 +1,10 @@
 // First run: applies migrations, creates the first workspace, its owner and an API token.
 //
-//   node apps/api/src/bootstrap.ts --workspace NAME --email EMAIL [--token-file PATH] [--new-token] [--token-name NAME]
+//   node apps/api/src/bootstrap.ts --workspace NAME --email EMAIL [--token-file PATH] [--new-token] [--token-name NAME] [--operator]
 //
+// The deployment's first owner made here is its operator (the deployment-wide views: workers,
+// queues); `--operator` marks the user of --email one too. Only whoever runs this on the host
+// decides who operates the deployment: no API route marks anyone.
 // Migrations are applied first (unless OSMOSIS_SKIP_MIGRATIONS=1).
 // The token goes to stdout (and to --token-file, mode 0600); messages go to stderr. Safe to run
 // again: when the workspace exists it says so; a --token-file holding a valid token of that
@@ -17,7 +20,7 @@ import { issueApiToken, resolveApiToken } from './services/tokens.ts';
 import { createWorkspaceWithOwner, normalizeEmail } from './services/workspaces.ts';
 
 const USAGE =
-  'usage: node apps/api/src/bootstrap.ts --workspace NAME --email EMAIL [--token-file PATH] [--new-token] [--token-name NAME]';
+  'usage: node apps/api/src/bootstrap.ts --workspace NAME --email EMAIL [--token-file PATH] [--new-token] [--token-name NAME] [--operator]';
 
 export interface BootstrapOptions {
   workspace: string;
@@ -25,6 +28,8 @@ export interface BootstrapOptions {
   tokenFile?: string;
   newToken?: boolean;
   tokenName?: string;
+  /** mark the user of `email` an operator of the deployment */
+  operator?: boolean;
 }
 
 export interface BootstrapResult {
@@ -51,6 +56,22 @@ async function readTokenFile(file: string): Promise<string | null> {
 
 /** The bootstrap logic on an open database (migrations already applied). */
 export async function bootstrap(db: Db, options: BootstrapOptions): Promise<BootstrapResult> {
+  const result = await bootstrapWorkspace(db, options);
+  const email = normalizeEmail(EmailAddress.parse(options.email));
+  if (options.operator) {
+    const marked = await db.user.updateMany({ where: { email }, data: { isOperator: true } });
+    if (marked.count === 0)
+      throw new Error(`no user ${email}: add them to a workspace first, then mark them`);
+    result.messages.push(`${email} is an operator of this deployment (sees every worker and queue)`);
+  } else if (result.created && (await db.user.count({ where: { isOperator: true } })) === 0) {
+    // the deployment's first owner: whoever runs the platform on this host
+    await db.user.update({ where: { email }, data: { isOperator: true } });
+    result.messages.push(`${email} is the operator of this deployment (sees every worker and queue)`);
+  }
+  return result;
+}
+
+async function bootstrapWorkspace(db: Db, options: BootstrapOptions): Promise<BootstrapResult> {
   const name = WorkspaceName.parse(options.workspace);
   const email = normalizeEmail(EmailAddress.parse(options.email));
   const tokenName = options.tokenName ?? 'bootstrap';
@@ -107,6 +128,7 @@ async function cli(): Promise<number> {
         'token-file': { type: 'string' },
         'token-name': { type: 'string' },
         'new-token': { type: 'boolean', default: false },
+        operator: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -136,6 +158,7 @@ async function cli(): Promise<number> {
       tokenFile: values['token-file'],
       newToken: values['new-token'],
       tokenName: values['token-name'],
+      operator: values.operator,
     });
     for (const message of result.messages) process.stderr.write(`${message}\n`);
     if (result.token) process.stdout.write(`${result.token}\n`);

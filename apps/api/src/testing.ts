@@ -41,7 +41,8 @@ export interface TestApi {
   db: Db;
   redis: Redis;
   database: TestDatabase;
-  seedWorkspace(options?: { name?: string; email?: string }): Promise<SeededMember>;
+  /** `operator`: the owner is an operator of the deployment (bootstrap.ts marks the first owner) */
+  seedWorkspace(options?: { name?: string; email?: string; operator?: boolean }): Promise<SeededMember>;
   addMember(workspaceId: string, role: MemberRole, email?: string): Promise<SeededMember>;
   // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely
   request<T = any>(
@@ -122,6 +123,9 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
         name: seed.name ?? `ws-${id}`,
         ownerEmail: seed.email ?? `owner-${id}@example.test`,
       });
+      if (seed.operator) {
+        await database.db.user.update({ where: { id: created.user.id }, data: { isOperator: true } });
+      }
       return toMember(created, 'owner');
     },
     async addMember(workspaceId, role, email) {

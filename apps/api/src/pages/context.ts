@@ -2,7 +2,7 @@
 import { type MemberRole, roleAtLeast } from '@osmosis/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { AuthContext } from '../auth.ts';
+import { type AuthContext, operatorRefusal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { type Html, html, layout } from './html.ts';
 import { PAGE_CSP } from './live-script.ts';
@@ -35,6 +35,12 @@ export function assertRole(ctx: PageContext, minimum: MemberRole, action: 'read'
         : 'this token is bounded to the viewer role (read only); use a token with a higher role',
     );
   throw ApiError.forbidden(`this action needs the ${minimum} role or higher; you are ${ctx.auth.role}`);
+}
+
+/** The rule of the deployment-wide views (requireOperator), with the same 403 message. */
+export function assertOperator(ctx: PageContext): void {
+  const refusal = operatorRefusal(ctx.auth);
+  if (refusal) throw ApiError.forbidden(refusal);
 }
 
 /** A page's query as the /v1 route's schema reads it; a bad value is a 400 naming the field. */

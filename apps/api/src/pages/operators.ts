@@ -1,10 +1,10 @@
 // The operators page (GET /operators): the deployment's workers (the service of GET /v1/workers) — live,
 // dead or stopped, host, version, slots in use of capacity, Docker engine state, last heartbeat —
-// and the /readyz summary. Admins and owners only (the API's rule; others get its 403 page).
+// and the /readyz summary. The deployment's operators only (the API's rule; others get its 403 page).
 import type { WorkerInfo } from '@osmosis/contracts';
 import type { FastifyReply } from 'fastify';
 import { workerListWithDeployment } from '../services/workers.ts';
-import { assertRole, type PageContext, page } from './context.ts';
+import { assertOperator, type PageContext, page } from './context.ts';
 import { html, when } from './html.ts';
 
 const STATE_CLASS: Record<WorkerInfo['state'], string> = {
@@ -19,7 +19,7 @@ const ENGINE_CLASS: Record<WorkerInfo['engine']['state'], string> = {
 };
 
 export async function operatorsPage(ctx: PageContext, reply: FastifyReply) {
-  assertRole(ctx, 'admin', 'read');
+  assertOperator(ctx);
   const list = await workerListWithDeployment(ctx.app.db);
   const live = list.items.filter((w) => w.state === 'live');
   const engineDown = live.filter((w) => w.engine.state === 'down');

@@ -1,12 +1,12 @@
 // The queue view (GET /queues): every queue's jobs by state, the oldest waiting job's age and the
 // latest failed job ids (the service of GET /v1/queues), and what each worker advertises and has
-// reserved (the service of GET /v1/workers). Workspace owners only (the API's rule, with its 403).
+// reserved (the service of GET /v1/workers). The deployment's operators only (the API's rule, with its 403).
 // Read only, so it has no form and needs no CSRF token; why not bull-board: apps/api/src/routes/queues.ts.
 import type { WorkerInfo, WorkerResources } from '@osmosis/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { createQueueView } from '../services/queue-view.ts';
 import { listWorkers } from '../services/workers.ts';
-import { assertRole, type PageContext, page } from './context.ts';
+import { assertOperator, type PageContext, page } from './context.ts';
 import { count, type Html, html, when } from './html.ts';
 
 function age(seconds: number): string {
@@ -41,7 +41,7 @@ export function queuesPage(app: FastifyInstance) {
   const view = createQueueView(app);
   app.addHook('onClose', () => view.close());
   return async (ctx: PageContext, reply: FastifyReply) => {
-    assertRole(ctx, 'owner', 'read');
+    assertOperator(ctx);
     const [list, workers] = await Promise.all([view.list(), listWorkers(ctx.app.db)]);
     const failures = list.items.flatMap((q) => q.recent_failures.map((f) => ({ queue: q.name, ...f })));
     return page(

@@ -55,7 +55,8 @@ export interface ResolvedToken {
     maxRole: MemberRole | null;
     confined: boolean;
   };
-  user: { id: string; email: string; displayName: string | null };
+  /** isOperator: the user runs the deployment (bootstrap.ts marks them): the deployment-wide views */
+  user: { id: string; email: string; displayName: string | null; isOperator: boolean };
   workspace: { id: string; name: string; createdAt: Date };
   /** the role the token acts with: the membership's role, bounded by the token's max_role */
   role: MemberRole;
@@ -92,7 +93,12 @@ async function resolveRow(db: Db, row: TokenWithOwner, now: Date): Promise<Resol
         maxRole: row.maxRole,
         confined: row.confined,
       },
-      user: { id: row.user.id, email: row.user.email, displayName: row.user.displayName },
+      user: {
+        id: row.user.id,
+        email: row.user.email,
+        displayName: row.user.displayName,
+        isOperator: row.user.isOperator,
+      },
       workspace: { id: row.workspace.id, name: row.workspace.name, createdAt: row.workspace.createdAt },
       role: weakerRole(membership.role, row.maxRole),
       memberRole: membership.role,

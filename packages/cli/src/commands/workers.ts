@@ -1,4 +1,4 @@
-// `osmosis workers`: the deployment's worker processes (admins and owners; GET /v1/workers) — state,
+// `osmosis workers`: the deployment's worker processes (its operators; GET /v1/workers) — state,
 // host, engine, slots, and per resource what the worker advertises and what its running attempts
 // hold now (OSMOSIS_WORKER_CPUS, _MEMORY_MB, _GPUS; the dispatcher never reserves past them).
 import type { WorkerInfo, WorkerResources } from '@osmosis/contracts';
@@ -29,7 +29,7 @@ export function register(program: Command): void {
   program
     .command('workers')
     .description(
-      'Worker processes of the platform (admins and owners): live, dead or stopped, host, Docker engine,\n' +
+      'Worker processes of the platform (its operators): live, dead or stopped, host, Docker engine,\n' +
         'attempt slots, and for cpus, memory and GPUs what each advertises and what its running\n' +
         'attempts reserve now (reserved / advertised). An attempt starts only on a worker it fits.',
     )
