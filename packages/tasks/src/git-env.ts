@@ -16,8 +16,9 @@ export const GIT_SAFE_CONFIG: readonly string[] = [
   // no hook runs, whatever a git template put in .git/hooks (fetch runs reference-transaction,
   // checkout post-checkout)
   'core.hooksPath=/dev/null',
-  // no file-system monitor command
-  'core.fsmonitor=false',
+  // no file-system monitor command (empty is off in every git: before 2.36 the value was the
+  // hook's path, so `false` would run false(1))
+  'core.fsmonitor=',
   // no line-end conversion: a file is written as its blob (with NEUTRAL_ATTRIBUTES)
   'core.autocrlf=false',
   'core.eol=lf',
