@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { defaultTaskConfig } from '@osmosis/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STREAM_ACCESS_RECHECK_MS } from '../apps/api/src/routes/events-stream.ts';
 import { type SeededMember, startTestApi, type TestApi } from '../apps/api/src/testing.ts';
 import { type Browserish, get, postForm, postLogin, signIn } from './pages-support.ts';
 import { type SeededRun, seedBenchmark, seedRun } from './results-seed.ts';
@@ -509,6 +510,40 @@ describe('the run page stream (GET /runs/:name/stream)', () => {
     expect(text).toMatch(/event: progress\n[\s\S]*event: end\n/);
     expect(text).not.toContain('event: run-event');
     expect(text).toContain('"status":"finished"');
+  });
+
+  it('ends within a re-check period after its session signs out (in another tab), the token still valid', async () => {
+    await seedRun(api.db, {
+      workspaceId: owner.workspaceId,
+      userId: owner.userId,
+      benchmarkId: run.benchmarkId,
+      tasks: 2,
+      runName: 'long-wren',
+      status: 'running',
+      attemptsPerTask: 1,
+      agents: [{ harness: 'nop', model: 'none' }],
+      attempt: () => ({ outcome: null }),
+    });
+    const member = await api.addMember(owner.workspaceId, 'member');
+    const session = await signIn(api.url, member.token);
+    const controller = new AbortController();
+    const res = await fetch(`${api.url}/runs/long-wren/stream`, {
+      headers: { cookie: session.cookie },
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const frames: Frame[] = [];
+    expect(await readUntil(reader, frames, (f) => f.event === 'progress')).not.toBeNull();
+    const out = await postForm(api.url, '/logout', session, { _csrf: session.csrf });
+    expect(out.status).toBe(303);
+    const ended = await Promise.race([
+      readUntil(reader, frames, () => false).then(() => 'ended'),
+      new Promise((resolve) => setTimeout(() => resolve('still open'), STREAM_ACCESS_RECHECK_MS + 5_000)),
+    ]);
+    controller.abort();
+    expect(ended).toBe('ended');
+    expect((await api.request('GET', '/v1/me', { token: member.token })).status).toBe(200);
   });
 
   it("answers another workspace's run and an unknown run with the 404 page, and redirects when signed out", async () => {

@@ -32,7 +32,7 @@ import { operatorsPage } from './operators.ts';
 import { queuesPage } from './queues.ts';
 import { retryRunPage } from './run-retry.ts';
 import { attemptPage, runPage, runsPage, stopConfirmPage } from './runs.ts';
-import { LOGIN_CSRF_COOKIE, registerPageSessions, SESSION_COOKIE } from './session.ts';
+import { LOGIN_CSRF_COOKIE, registerPageSessions, SESSION_COOKIE, sessionStillOpen } from './session.ts';
 
 function loginForm(csrf: string, error: string | null): Html {
   return html`<h1>Sign in</h1>
@@ -194,16 +194,21 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
     );
     // the run page's live updates: the /v1 stream without events (progress, then end); an
     // unknown or another workspace's run is the 404 page (ApiError), before any stream byte
-    signed.get('/runs/:name/stream', hide, async (request, reply) =>
-      serveRunStream(request, reply, {
-        workspaceId: ctxOf(request).auth.workspace.id,
+    signed.get('/runs/:name/stream', hide, async (request, reply) => {
+      const { auth } = ctxOf(request);
+      // re-checked while the stream is open: the token (revoked, membership gone) and the
+      // session itself (signed out in another tab, or expired)
+      const tokenAllows = tokenStillAllows(app.db, auth.tokenId, auth.workspace.id);
+      const sessionOpen = sessionStillOpen(app.db, request.session.sessionId);
+      return serveRunStream(request, reply, {
+        workspaceId: auth.workspace.id,
         name: (request.params as { name: string }).name,
         query: {},
         events: false,
-        stillAllowed: tokenStillAllows(app.db, ctxOf(request).auth.tokenId, ctxOf(request).auth.workspace.id),
-        userId: ctxOf(request).auth.user.id,
-      }),
-    );
+        stillAllowed: async () => (await sessionOpen()) && (await tokenAllows()),
+        userId: auth.user.id,
+      });
+    });
     signed.get('/runs/:name/stop', hide, async (request, reply) =>
       stopConfirmPage(ctxOf(request), reply, (request.params as { name: string }).name),
     );

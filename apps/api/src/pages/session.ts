@@ -41,6 +41,18 @@ function idHash(sessionId: string): string {
   return createHash('sha256').update(sessionId, 'utf8').digest('hex');
 }
 
+/**
+ * Whether the page session `sessionId` is still signed in (its row is there and unexpired): a
+ * page's event stream, open for hours, asks it again and again, so sign-out ends it too.
+ */
+export function sessionStillOpen(db: Db, sessionId: string): () => Promise<boolean> {
+  const id = idHash(sessionId);
+  return async () => {
+    const row = await db.pageSession.findUnique({ where: { idHash: id }, select: { expiresAt: true } });
+    return row !== null && row.expiresAt.getTime() > Date.now();
+  };
+}
+
 type Callback = (error?: unknown) => void;
 type SessionCallback = (error: unknown, session?: Session | null) => void;
 
