@@ -7,6 +7,9 @@
 //   key on to http://h/ (port '' too).
 import { hostOf } from './policy.ts';
 
+const NOT_FOLLOWED =
+  'redirects to another host, port or scheme are not followed (a key is only sent where it was first sent)';
+
 /** The port a URL connects to (its explicit port or its scheme's default). */
 function effectivePort(url: URL): string {
   if (url.port) return url.port;
@@ -20,11 +23,11 @@ export function redirectRefusal(first: URL, current: URL, next: URL, sameHost: b
   }
   if (!sameHost) return null;
   if (hostOf(next) !== hostOf(first)) {
-    return `${hostOf(current)} redirected to another host (${hostOf(next)}); redirects across hosts are not followed`;
+    return `${hostOf(current)} redirected to another host (${hostOf(next)}); ${NOT_FOLLOWED}`;
   }
   const samePort = effectivePort(next) === effectivePort(first);
   const sameScheme = next.protocol === first.protocol;
   const upgrade = first.protocol === 'http:' && next.protocol === 'https:' && !first.port && !next.port;
   if ((sameScheme && samePort) || upgrade) return null;
-  return `${hostOf(current)} redirected to another port or scheme of the same host (${next.protocol}//${next.host}); a key is only sent where it was first sent`;
+  return `${hostOf(current)} redirected to another port or scheme (${next.protocol}//${next.host}); ${NOT_FOLLOWED}`;
 }
