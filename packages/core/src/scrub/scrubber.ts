@@ -1,6 +1,7 @@
 // The one scrubber: every byte the platform stores from an attempt (artifact files and their
 // names, events, error messages, rewards, trajectories, build output, log lines) goes through
 // it. It replaces each secret value, and each derived form of it (forms.ts), by `***`.
+import { type Decoded, decodeEscapes, MAX_ESCAPE_LENGTH } from './decoded.ts';
 import { escapeBytesInSmallLetters, escapesInSmallLetters } from './escapes.ts';
 import { type ScrubForm, scrubForms } from './forms.ts';
 import { type Folded, foldBytes, foldText, unfold } from './lines.ts';
@@ -37,7 +38,10 @@ export interface Scrubber {
   readonly valueCount: number;
   /** The forms looked for, per value (tests and diagnostics; never log them). */
   readonly forms: readonly ScrubForm[];
-  /** Bytes a streaming scrubber holds back: the longest form's UTF-8 length minus one. */
+  /**
+   * Bytes a streaming scrubber holds back: the longest match minus one (a form, or a value with
+   * every byte escaped in the longest notation decoded.ts reads).
+   */
   readonly holdBack: number;
   text(text: string): string;
   /** The same Buffer when nothing matched, else a scrubbed copy. */
@@ -116,13 +120,29 @@ export function createScrubber(
       forms.push(form);
     }
   }
-  const holdBack = Math.max(0, ...forms.map((f) => Buffer.byteLength(f.text) - 1));
+  const holdBack = Math.max(
+    0,
+    ...forms.map((f) => Buffer.byteLength(f.text) - 1),
+    ...[...unique].map((v) => Buffer.byteLength(v) * MAX_ESCAPE_LENGTH - 1),
+  );
   const active = forms.length > 0;
   // Each set is also searched for in the input with its line breaks taken out (lines.ts): a form
   // the writer wrapped, and a multi-line value written with other line ends. The escaped forms
   // are searched for in the input with its escapes' hex in small letters (escapes.ts).
-  const asWritten = forms.filter((f) => !f.escaped).map((f) => f.text);
-  const escaped = forms.filter((f) => f.escaped).map((f) => f.text);
+  // Each value (and the value reversed) is also looked for in the input read with its escapes
+  // decoded (decoded.ts): a value partly escaped, in mixed notations. Strings are read as they
+  // are; Buffers as latin1 (one character a byte), looking for the values' UTF-8 bytes.
+  const plain = [...unique].flatMap((v) => [v, [...v].reverse().join('')]);
+  const plainBytes = plain.map((v) => Buffer.from(v, 'utf8').toString('latin1'));
+  // A form that reads as a value once decoded (every character as \uXXXX, %XX, &#N;…) is found
+  // there, in any case and mixture: searching for it too would only cost another pass.
+  const decodesToValue = (form: ScrubForm) =>
+    form.escaped &&
+    plain.includes(decodeEscapes(form.text, false)?.text ?? '') &&
+    plainBytes.includes(decodeEscapes(Buffer.from(form.text).toString('latin1'), true)?.text ?? '');
+  const searched = forms.filter((f) => !decodesToValue(f));
+  const asWritten = searched.filter((f) => !f.escaped).map((f) => f.text);
+  const escaped = searched.filter((f) => f.escaped).map((f) => f.text);
   const toBytes = (text: string) => Buffer.from(text, 'utf8');
   const textSets = {
     asWritten: needleSet(asWritten, minLength, String),
@@ -133,10 +153,29 @@ export function createScrubber(
     escaped: needleSet(escaped, minLength, toBytes),
   };
 
+  const inDecoded = (decoded: Decoded | null, needles: string[]): Interval[] =>
+    decoded ? decoded.origin(coveredIntervals<string>(decoded.text, needles)) : [];
+  /** the decoded reading searched: of the folded input when it has line breaks */
+  const decodedIntervals = <H>(
+    input: H,
+    lines: { folded: H; origin(f: number): number } | null,
+    read: (h: H) => Decoded | null,
+    needles: string[],
+  ): Interval[] => {
+    if (!lines) return inDecoded(read(input), needles);
+    return unfold(inDecoded(read(lines.folded), needles), lines.origin);
+  };
+  const readBytes = (b: Buffer): Decoded | null =>
+    b.includes(0x5c) || b.includes(0x25) || b.includes('&#')
+      ? decodeEscapes(b.toString('latin1'), true)
+      : null;
+  const readText = (t: string): Decoded | null => decodeEscapes(t, false);
+
   const textIntervals = (input: string): Interval[] => {
     const lines = foldText(input);
     const found = search(() => input, lines, textSets.asWritten);
-    if (escaped.length === 0) return found;
+    found.push(...decodedIntervals(input, lines, readText, plain));
+    if (escaped.length === 0) return mergeIntervals(found);
     // the input as written is rewritten only if it is searched (no line breaks in it, or a needle
     // holding one): with breaks, the folded input alone is
     const small = () => escapesInSmallLetters(input);
@@ -146,7 +185,8 @@ export function createScrubber(
   const byteIntervals = (buf: Buffer): Interval[] => {
     const lines = foldBytes(buf);
     const found = search(() => buf, lines, byteSets.asWritten);
-    if (escaped.length === 0) return found;
+    found.push(...decodedIntervals(buf, lines, readBytes, plainBytes));
+    if (escaped.length === 0) return mergeIntervals(found);
     const small = () => escapeBytesInSmallLetters(buf);
     const smallLines = lines && { folded: escapeBytesInSmallLetters(lines.folded), origin: lines.origin };
     return mergeIntervals([...found, ...search(small, smallLines, byteSets.escaped)]);
