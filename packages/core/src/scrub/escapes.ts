@@ -29,3 +29,28 @@ export function escapeBytesInSmallLetters(bytes: Buffer): Buffer {
   const lowered = escapesInSmallLetters(text);
   return lowered === text ? bytes : Buffer.from(lowered, 'latin1');
 }
+
+// Hex with no prefix (`736B2d6c`, `73:6B:2d`) has no escape to find by: its forms are searched for
+// in the input with every ASCII capital in small letters. Only those forms: the value itself and
+// its base64 keep their case.
+
+/** Whether `form` is plain hex (digits and separators only): searched for in the input in small letters. */
+export function isPlainHex(form: string): boolean {
+  return /^[0-9a-fA-F][0-9a-fA-F :-]*$/.test(form);
+}
+
+/** `text` with its ASCII capitals in small letters (every length kept, unlike toLowerCase on `İ`). */
+export function asciiInSmallLetters(text: string): string {
+  const lowered = text.toLowerCase();
+  return lowered.length === text.length ? lowered : text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+/** The same for bytes: only 'A'–'Z' change, so UTF-8 sequences and offsets are kept. */
+export function asciiBytesInSmallLetters(bytes: Buffer): Buffer {
+  const out = Buffer.from(bytes);
+  for (let i = 0; i < out.length; i++) {
+    const b = out[i] as number;
+    if (b >= 0x41 && b <= 0x5a) out[i] = b | 0x20;
+  }
+  return out;
+}

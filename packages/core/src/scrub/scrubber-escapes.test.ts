@@ -88,6 +88,17 @@ describe('byte dumps', () => {
     }
   });
 
+  it('plain hex (no prefix to find the case by) in mixed case, with or without separators', () => {
+    const pairs = bytePairs(KEY).map((p, i) => (i % 2 ? p.toUpperCase() : p));
+    for (const sep of ['', ':', ' ', '-']) expectGone(pairs.join(sep));
+    // ordinary hex around the value keeps its case
+    expect(scrubber.text(`DEADbeef ${pairs.join(':')} CAFE`)).toBe(`DEADbeef ${SCRUBBED} CAFE`);
+    // a value that is itself hex stays case-sensitive: only its dumps are caseless
+    const s = createScrubber(['deadbeef1234']);
+    expect(s.text('DEADBEEF1234')).toBe('DEADBEEF1234');
+    expect(s.text('deadbeef1234')).toBe(SCRUBBED);
+  });
+
   it('HTML character references of every character, decimal or hex', () => {
     expectGone([...KEY].map((c) => `&#${c.charCodeAt(0)};`).join(''));
     expectGone([...KEY].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join(''));

@@ -2,7 +2,13 @@
 // names, events, error messages, rewards, trajectories, build output, log lines) goes through
 // it. It replaces each secret value, and each derived form of it (forms.ts), by `***`.
 import { type Decoded, decodeEscapes, MAX_ESCAPE_LENGTH } from './decoded.ts';
-import { escapeBytesInSmallLetters, escapesInSmallLetters } from './escapes.ts';
+import {
+  asciiBytesInSmallLetters,
+  asciiInSmallLetters,
+  escapeBytesInSmallLetters,
+  escapesInSmallLetters,
+  isPlainHex,
+} from './escapes.ts';
 import { type ScrubForm, scrubForms } from './forms.ts';
 import { type Folded, foldBytes, foldText, unfold } from './lines.ts';
 import {
@@ -141,16 +147,22 @@ export function createScrubber(
     plain.includes(decodeEscapes(form.text, false)?.text ?? '') &&
     plainBytes.includes(decodeEscapes(Buffer.from(form.text).toString('latin1'), true)?.text ?? '');
   const searched = forms.filter((f) => !decodesToValue(f));
-  const asWritten = searched.filter((f) => !f.escaped).map((f) => f.text);
+  // plain hex dumps in small letters, searched for in the input in small letters (escapes.ts);
+  // only forms of kind hex: a value or base64 that happens to be all hex digits keeps its case
+  const plainHex = (f: ScrubForm) => f.kind === 'hex' && isPlainHex(f.text);
+  const hex = [...new Set(searched.filter(plainHex).map((f) => f.text.toLowerCase()))];
+  const asWritten = searched.filter((f) => !f.escaped && !plainHex(f)).map((f) => f.text);
   const escaped = searched.filter((f) => f.escaped).map((f) => f.text);
   const toBytes = (text: string) => Buffer.from(text, 'utf8');
   const textSets = {
     asWritten: needleSet(asWritten, minLength, String),
     escaped: needleSet(escaped, minLength, String),
+    hex: needleSet(hex, minLength, String),
   };
   const byteSets = {
     asWritten: needleSet(asWritten, minLength, toBytes),
     escaped: needleSet(escaped, minLength, toBytes),
+    hex: needleSet(hex, minLength, toBytes),
   };
 
   const inDecoded = (decoded: Decoded | null, needles: string[]): Interval[] =>
@@ -175,6 +187,11 @@ export function createScrubber(
     const lines = foldText(input);
     const found = search(() => input, lines, textSets.asWritten);
     found.push(...decodedIntervals(input, lines, readText, plain));
+    if (hex.length) {
+      const lower = () => asciiInSmallLetters(input);
+      const lowerLines = lines && { folded: asciiInSmallLetters(lines.folded), origin: lines.origin };
+      found.push(...search(lower, lowerLines, textSets.hex));
+    }
     if (escaped.length === 0) return mergeIntervals(found);
     // the input as written is rewritten only if it is searched (no line breaks in it, or a needle
     // holding one): with breaks, the folded input alone is
@@ -186,6 +203,11 @@ export function createScrubber(
     const lines = foldBytes(buf);
     const found = search(() => buf, lines, byteSets.asWritten);
     found.push(...decodedIntervals(buf, lines, readBytes, plainBytes));
+    if (hex.length) {
+      const lower = () => asciiBytesInSmallLetters(buf);
+      const lowerLines = lines && { folded: asciiBytesInSmallLetters(lines.folded), origin: lines.origin };
+      found.push(...search(lower, lowerLines, byteSets.hex));
+    }
     if (escaped.length === 0) return mergeIntervals(found);
     const small = () => escapeBytesInSmallLetters(buf);
     const smallLines = lines && { folded: escapeBytesInSmallLetters(lines.folded), origin: lines.origin };
