@@ -85,6 +85,26 @@ describe('scrubArtifacts', () => {
     expect(JSON.parse(await readFile(files[2]!.hostPath, 'utf8'))).toEqual({ error: `bad ${SCRUBBED}` });
   });
 
+  it("scrubs a value straddling the file reader's 64 KiB chunks, as written, partly escaped or wrapped", async () => {
+    const key = 'sk-live-7f3a9c21Qx';
+    const s = createScrubber([key]);
+    const partly = [...key]
+      .map((c, i) => (i % 2 ? `%${c.charCodeAt(0).toString(16).toUpperCase()}` : c))
+      .join('');
+    const forms = [key, partly, `${key.slice(0, 9)}\r\n${key.slice(9)}`];
+    for (const [i, form] of forms.entries()) {
+      // createReadStream reads 64 KiB at a time: the form starts a few bytes before the boundary
+      for (const before of [1, 5, form.length - 1]) {
+        const head = 'x'.repeat(65_536 - before);
+        const file = await artifact(`big-${i}-${before}.log`, `${head}${form} tail\n`);
+        await scrubArtifacts([file], s, collector().emit);
+        expect(await readFile(file.hostPath, 'utf8'), `${form} at ${before}`).toBe(
+          `${head}${SCRUBBED} tail\n`,
+        );
+      }
+    }
+  });
+
   it('drops an artifact when scrubbing throws, with an event saying so, and never keeps it raw', async () => {
     const failing: Scrubber = {
       ...scrubber,
