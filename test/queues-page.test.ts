@@ -75,4 +75,13 @@ describe('/queues', () => {
     expect(out.status).toBe(303);
     expect(out.headers.get('location')).toBe('/login');
   });
+
+  it('links the Operators page in the header for operators only (others would meet a 403)', async () => {
+    const outsider = await api.seedWorkspace();
+    const mine = await get(api.url, '/runs', await signIn(api.url, owner.token));
+    expect(mine.text).toContain('href="/operators"');
+    const theirs = await get(api.url, '/runs', await signIn(api.url, outsider.token));
+    expect(theirs.status).toBe(200);
+    expect(theirs.text).not.toContain('href="/operators"');
+  });
 });

@@ -4,14 +4,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { type AuthContext, operatorRefusal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
-import { type Html, html, layout } from './html.ts';
+import { type Html, html, layout, type SessionView } from './html.ts';
 import { PAGE_CSP } from './live-script.ts';
 
 export interface PageContext {
   app: FastifyInstance;
   auth: AuthContext;
   /** the header's session info; `csrf` goes into every form (`_csrf`) */
-  view: { workspace: string; email: string; csrf: string };
+  view: SessionView;
 }
 
 export class PageError extends Error {

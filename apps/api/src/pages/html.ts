@@ -106,16 +106,25 @@ form.inline{display:inline}.muted{color:#666}nav.pager a,nav.pager span{margin-r
 td div{white-space:nowrap}input,select,button{font:inherit}button.danger{background:#D55E00;color:#fff;border:0;padding:.3rem .8rem}
 `;
 
+/** The header's signed-in part. */
+export interface SessionView {
+  workspace: string;
+  email: string;
+  csrf: string;
+  /** links the deployment-wide Operators page: for anyone else it is only a 403 (auth.ts operatorRefusal) */
+  operator: boolean;
+}
+
 export interface LayoutOptions {
   title: string;
-  session?: { workspace: string; email: string; csrf: string } | null;
+  session?: SessionView | null;
   body: Html;
   head?: Html;
 }
 
 export function layout(o: LayoutOptions): string {
   const nav = o.session
-    ? html`<a href="/benchmarks">Benchmarks</a><a href="/runs">Runs</a><a href="/operators">Operators</a>
+    ? html`<a href="/benchmarks">Benchmarks</a><a href="/runs">Runs</a>${o.session.operator ? html`<a href="/operators">Operators</a>` : html``}
 <span class="ws">${o.session.workspace} · ${o.session.email}</span>
 <form method="post" action="/logout"><input type="hidden" name="_csrf" value="${o.session.csrf}"><button>Sign out</button></form>`
     : html``;

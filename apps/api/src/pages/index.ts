@@ -149,7 +149,12 @@ export const pageRoutes: FastifyPluginAsync = async (app) => {
       contexts.set(request, {
         app,
         auth,
-        view: { workspace: auth.workspace.name, email: auth.user.email, csrf: reply.generateCsrf() },
+        view: {
+          workspace: auth.workspace.name,
+          email: auth.user.email,
+          csrf: reply.generateCsrf(),
+          operator: auth.user.isOperator,
+        },
       });
     });
     // every state-changing form (sign-out, stop) carries the session's CSRF token
