@@ -21,6 +21,7 @@ import {
 } from '@osmosis/sandbox';
 import { COMPOSE_FILES, checkComposeFile, DEFAULT_TASK_LIMITS, walkFiles } from '@osmosis/tasks';
 import { scopeLabel } from './engine-errors.ts';
+import { scrubbedExcerpt } from './output-scrub.ts';
 import { limitRefusal } from './sandbox-guards.ts';
 import { Cancelled, messageOf, PhaseError, type TrialContext } from './trial-context.ts';
 import type { AttemptEnvironment } from './trial-types.ts';
@@ -274,7 +275,7 @@ export async function waitHealthy(
       const why = r.timedOut ? `timed out after ${hc.timeout_sec} s` : `exit code ${r.exitCode ?? 'unknown'}`;
       throw new PhaseError(
         'environment_start',
-        `the ${what} healthcheck failed ${failures} time(s) (${why}): ${(r.stderr || r.stdout).trim().slice(-500)}`,
+        `the ${what} healthcheck failed ${failures} time(s) (${why}): ${scrubbedExcerpt(ctx.scrubber, (r.stderr || r.stdout).trim(), -500)}`,
       );
     }
     const waitSec = inStartPeriod ? hc.start_interval_sec : hc.interval_sec;

@@ -184,3 +184,13 @@ export function scrubRewardNames(
   for (const [name, value] of Object.entries(rewards)) out[storableText(scrubber.text(name))] = value;
   return out;
 }
+
+/**
+ * The first (`max` > 0) or last (`max` < 0) characters of `text`, scrubbed before the cut: cut
+ * first, a secret across the cut left its other part unmasked (the pipeline's scrub of the
+ * message only sees the piece, which no form matches).
+ */
+export function scrubbedExcerpt(scrubber: Scrubber, text: string, max: number): string {
+  const clean = scrubber.text(text);
+  return max >= 0 ? clean.slice(0, max) : clean.slice(max);
+}

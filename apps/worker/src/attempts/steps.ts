@@ -13,7 +13,7 @@ import type { TrialStepSpec } from '@osmosis/tasks';
 import { collectDeclared, resetLogs } from './collect.ts';
 import { engineFailure } from './engine-errors.ts';
 import { waitHealthy } from './environment.ts';
-import { scrubRewardNames, scrubStored } from './output-scrub.ts';
+import { scrubbedExcerpt, scrubRewardNames, scrubStored } from './output-scrub.ts';
 import { closeAgentPhase, StorageLimitExceeded } from './sandbox-guards.ts';
 import { boundTokenCounts } from './storable-usage.ts';
 import { Cancelled, messageOf, PhaseError, type TrialContext, withTimeout } from './trial-context.ts';
@@ -88,7 +88,7 @@ async function prepareStep(ctx: TrialContext, plan: StepPlan, index: number): Pr
         if (setup.exitCode !== 0 || setup.timedOut) {
           throw new PhaseError(
             'environment_start',
-            `step ${step.name}: setup.sh ${setup.timedOut ? 'timed out' : `exited with code ${setup.exitCode ?? 'unknown'}`}: ${(setup.stderr || setup.stdout).trim().slice(-500)}`,
+            `step ${step.name}: setup.sh ${setup.timedOut ? 'timed out' : `exited with code ${setup.exitCode ?? 'unknown'}`}: ${scrubbedExcerpt(ctx.scrubber, (setup.stderr || setup.stdout).trim(), -500)}`,
           );
         }
       }

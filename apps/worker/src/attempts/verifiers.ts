@@ -298,6 +298,7 @@ async function collectVerifierLogs(
 export function parseReward(
   json: string | null,
   txt: string | null,
+  scrub: (text: string) => string = (text) => text,
 ): { reward: number; rewards: Record<string, number> } | { error: string } {
   if (json !== null && json.trim() !== '') {
     let parsed: unknown;
@@ -325,7 +326,8 @@ export function parseReward(
     const text = txt.trim();
     const value = Number(text);
     if (!/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text) || !Number.isFinite(value)) {
-      return { error: `reward.txt does not hold one number: ${JSON.stringify(text.slice(0, 80))}` };
+      // scrubbed, then cut: cut first, a secret across the cut kept its first part
+      return { error: `reward.txt does not hold one number: ${JSON.stringify(scrub(text).slice(0, 80))}` };
     }
     return { reward: value, rewards: { reward: value } };
   }
@@ -351,7 +353,9 @@ export async function readStepReward(
 ): Promise<{ reward: number; rewards: Record<string, number> }> {
   const read = (name: string): Promise<string | null> =>
     readFile(path.join(ctx.artifactsDir, prefix, 'verifier', name), 'utf8').catch(() => null);
-  const reward = parseReward(await read('reward.json'), await read('reward.txt'));
+  const reward = parseReward(await read('reward.json'), await read('reward.txt'), (text) =>
+    ctx.scrubber.text(text),
+  );
   if ('error' in reward) {
     throw new PhaseError(
       'verifier_missing_reward',

@@ -302,7 +302,10 @@ export function createInstalledHarness(
           ? {
               error: {
                 errorClass: 'provider' as const,
-                message: scrubber.text(`${def.name} reported errors: ${errors.slice(0, 3).join('; ')}`),
+                message: `${def.name} reported errors: ${errors
+                  .slice(0, 3)
+                  .map((e) => scrubber.text(e).slice(0, 2000))
+                  .join('; ')}`,
               },
             }
           : {}),

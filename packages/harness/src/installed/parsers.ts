@@ -270,7 +270,9 @@ export function opencodeReader(): LineReader {
   return jsonLinesReader(
     (e) => {
       if (e.type === 'error') {
-        if (errors.length < 20) errors.push(opencodeErrorMessage(e.error).slice(0, 2000));
+        // kept long: the harness scrubs each message before cutting it to 2000 characters (cut
+        // first, a secret across the cut kept its first part)
+        if (errors.length < 20) errors.push(opencodeErrorMessage(e.error).slice(0, 65_536));
         return;
       }
       if (e.type !== 'step_finish' || !isObject(e.part)) return;
