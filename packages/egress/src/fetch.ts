@@ -2,8 +2,10 @@
 // Every connection goes through guardedLookup, and redirects are followed by hand so each hop is
 // checked: `redirects: 'same-host'` (model endpoints: a key sent to one origin is never replayed to
 // another), `'checked'` (public downloads: any hop the policy allows), or `'none'`; no hop drops
-// from https to http (redirect-rule.ts).
+// from https to http (redirect-rule.ts). Under 'checked', a hop that leaves the first URL's origin
+// goes without the caller's credential headers (credential-headers.ts).
 import { Agent, type Dispatcher, type RequestInit, type Response, fetch as undiciFetch } from 'undici';
+import { withoutCredentials } from './credential-headers.ts';
 import {
   checkUrl,
   EgressError,
@@ -106,5 +108,7 @@ export async function guardedFetch(
       const { body: _body, ...rest } = requestInit;
       requestInit = { ...rest, method: 'GET' };
     }
+    // once off the first origin, credentials stay off (a later hop back does not regain them)
+    if (current.origin !== first.origin) requestInit = withoutCredentials(requestInit);
   }
 }
