@@ -200,6 +200,23 @@ describe('secret records', () => {
     expect(empty.status).toBe(400);
   });
 
+  it('a body that is not valid JSON is refused without quoting it (the parser quotes its input)', async () => {
+    // a value pasted without quotes, or cut short: V8's SyntaxError message quotes the text it read
+    for (const raw of [
+      `{"value": ${PLANTED}}`,
+      `{"value": "${PLANTED}"`,
+      `{"scope":"personal","value":"${PLANTED}",}`,
+      `${PLANTED}`,
+    ]) {
+      const res = await call('PUT', '/v1/secrets/GOOD_NAME', member.token, raw);
+      expect(res.status, raw).toBe(400);
+      expect(res.text, raw).not.toContain('PLANTED');
+      expect(res.body.error.code).toBe('VALIDATION_ERROR');
+      expect(res.body.error.message).toMatch(/not valid JSON/);
+    }
+    expect(logLines.join('')).not.toContain('PLANTED');
+  });
+
   it('without a key ring the platform refuses to store values (503) and says why', async () => {
     const saved = process.env.OSMOSIS_SECRET_KEYS;
     delete process.env.OSMOSIS_SECRET_KEYS;
