@@ -92,7 +92,12 @@ export async function checkUrl(raw: string, policy: EgressPolicy, options: Check
   try {
     url = new URL(raw);
   } catch {
-    throw new EgressError('EGRESS_URL', `"${raw.slice(0, 200)}" is not a valid URL`);
+    // never quote `raw`: a URL can carry a credential (user:key@, ?key=, a webhook token), and
+    // this message reaches responses, a delivery's last_error and logs
+    throw new EgressError(
+      'EGRESS_URL',
+      'the URL given is not a valid URL (check its host, port and characters; it is not repeated here as it may hold a credential)',
+    );
   }
   const scheme = url.protocol.replace(/:$/, '');
   if (!options.schemes.includes(scheme)) {
@@ -103,7 +108,7 @@ export async function checkUrl(raw: string, policy: EgressPolicy, options: Check
     );
   }
   const host = hostOf(url);
-  if (!host) throw new EgressError('EGRESS_URL', `the URL "${raw.slice(0, 200)}" has no host`);
+  if (!host) throw new EgressError('EGRESS_URL', `the ${scheme} URL given has no host`);
   if (isIP(host)) {
     assertAddressAllowed(policy, host, host);
     return url;
