@@ -367,6 +367,65 @@ describe('webhook delivery', () => {
     await stop(worker);
   });
 
+  it('survives a database error writing a try: the worker goes on and the delivery is made again', async () => {
+    const rx = await receiver((_hit, _n, res) => res.writeHead(200).end());
+    servers.push(rx.server);
+    const seeded = await endedRun('finished');
+    const hook = await addWebhook(seeded.workspaceId, rx.url, ['run.finished'], seeded.userId);
+    // the worker's database: writing a try's outcome (recordTry's updateMany) fails once, as a
+    // dropped connection would, after the receiver got the POST
+    let failures = 0;
+    const delegate = tdb.db.webhookDelivery;
+    const flaky = new Proxy(delegate, {
+      get(target, key) {
+        if (key === 'updateMany' && failures === 0)
+          return async () => {
+            failures++;
+            throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'P1017' });
+          };
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const db = new Proxy(tdb.db, {
+      get(target, key) {
+        if (key === 'webhookDelivery') return flaky;
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const fake = fakeExecutor({ durationMs: 20 });
+    const worker = await startWorker(config(), {
+      executor: fake.executor,
+      reaper: null,
+      db,
+      logger,
+      taskFiles: async () => '/nonexistent',
+      modules: [webhookDeliveryModule],
+    });
+    workers.push(worker);
+    await endRun(seeded.runId, 'finished');
+    // the first try reached the receiver, then its outcome could not be written: the row keeps
+    // its claim until the lease ends (shortened here), and the sweep hands it out again
+    const stuck = await until(async () => {
+      const [d] = await deliveriesOf(hook);
+      return failures === 1 && d?.status === 'delivering' && rx.hits.length === 1 ? d : null;
+    });
+    await tdb.db.webhookDelivery.update({
+      where: { id: stuck.id },
+      data: { leaseExpiresAt: new Date(Date.now() - 1000) },
+    });
+    const done = await until(async () => {
+      const [d] = await deliveriesOf(hook);
+      return d?.status === 'succeeded' ? d : null;
+    });
+    expect(done.attempts).toBe(2);
+    // the same delivery id on both POSTs: a receiver can tell the second is a repeat
+    expect(rx.hits.map((h) => h.headers[WEBHOOK_HEADERS.delivery])).toEqual([stuck.id, stuck.id]);
+    for (const hit of rx.hits) assertSigned(hit);
+    await stop(worker);
+  });
+
   it('stores no copy of the secret: delivery rows, webhook rows (but the ciphertext) and logs', async () => {
     const rows = await tdb.db.$queryRaw<{ doc: string }[]>`
       SELECT (SELECT coalesce(json_agg(d)::text, '') FROM webhook_deliveries d)
