@@ -98,6 +98,12 @@ describe('IPv4 written in odd forms', () => {
     'http://0x7f000001/',
     'http://0251.0376.0251.0376/', // 169.254.169.254
     'http://[::ffff:7f00:1]/',
+    'http://127.0.0.1./', // a trailing dot
+    'http://0/', // 0.0.0.0
+    'http://0x0a.0x0.0x0.0x01/', // 10.0.0.1
+    'http://[::ffff:a9fe:a9fe]/',
+    'http://[64:ff9b::7f00:1]/',
+    'http://[2002:a9fe:a9fe::]/',
     'http://[0:0:0:0:0:ffff:127.0.0.1]/',
   ])('%s is refused as a non-public address', async (url) => {
     const error = await checkUrl(url, { allow: parseAllowList('') }, { schemes: ['http'] }).catch(
