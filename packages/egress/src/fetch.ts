@@ -61,6 +61,15 @@ export async function guardedFetch(
     options.policy,
     options.resolve ? { schemes, resolve: options.resolve } : { schemes },
   );
+  // fetch would refuse user:pass@ with a TypeError quoting the whole URL, password included, and
+  // callers store and log that message: refuse it here, naming the host only
+  if (current.username || current.password) {
+    throw new EgressError(
+      'EGRESS_URL',
+      `the URL for ${hostOf(current)} carries a user name or password (user:pass@host), which is not sent; pass the credential in a header`,
+      hostOf(current),
+    );
+  }
   const first = current;
   let requestInit: RequestInit = init;
   for (let hop = 0; ; hop++) {
@@ -91,6 +100,13 @@ export async function guardedFetch(
       next = new URL(location, current);
     } catch {
       throw new EgressError('EGRESS_REDIRECT', `${hostOf(current)} redirected to an invalid URL`);
+    }
+    if (next.username || next.password) {
+      throw new EgressError(
+        'EGRESS_REDIRECT',
+        `${hostOf(current)} redirected to a URL for ${hostOf(next)} that carries a user name or password, which is not followed`,
+        hostOf(next),
+      );
     }
     const refusal = redirectRefusal(first, current, next, redirects === 'same-host');
     if (refusal) throw new EgressError('EGRESS_REDIRECT', refusal, hostOf(next));
