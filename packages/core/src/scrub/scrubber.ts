@@ -106,6 +106,19 @@ function toBuffer(data: Uint8Array): Buffer {
   return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
 
+/** How one kind of input (strings, Buffers) is read: folded, rewritten, decoded; what is searched. */
+interface Reading<H extends string | Buffer> {
+  fold(h: H): Folded<H> | null;
+  /** ASCII capitals in small letters (plain hex dumps) */
+  lower(h: H): H;
+  /** escapes' hex in small letters (escaped forms) */
+  escapesSmall(h: H): H;
+  decode(h: H): Decoded | null;
+  /** the values (and reversed) as the decoded reading holds them */
+  plain: string[];
+  sets: { asWritten: NeedleSet<H>; hex: NeedleSet<H>; escaped: NeedleSet<H> };
+}
+
 /**
  * A scrubber for `values` (null, undefined, empty and too-short values are skipped). Cheap to
  * build; build one per attempt.
@@ -177,42 +190,43 @@ export function createScrubber(
     if (!lines) return inDecoded(read(input), needles);
     return unfold(inDecoded(read(lines.folded), needles), lines.origin);
   };
-  const readBytes = (b: Buffer): Decoded | null =>
-    b.includes(0x5c) || b.includes(0x25) || b.includes('&#')
-      ? decodeEscapes(b.toString('latin1'), true)
-      : null;
-  const readText = (t: string): Decoded | null => decodeEscapes(t, false);
-
-  const textIntervals = (input: string): Interval[] => {
-    const lines = foldText(input);
-    const found = search(() => input, lines, textSets.asWritten);
-    found.push(...decodedIntervals(input, lines, readText, plain));
-    if (hex.length) {
-      const lower = () => asciiInSmallLetters(input);
-      const lowerLines = lines && { folded: asciiInSmallLetters(lines.folded), origin: lines.origin };
-      found.push(...search(lower, lowerLines, textSets.hex));
+  const intervalsIn = <H extends string | Buffer>(input: H, r: Reading<H>): Interval[] => {
+    const lines = r.fold(input);
+    const found = search(() => input, lines, r.sets.asWritten);
+    found.push(...decodedIntervals(input, lines, r.decode, r.plain));
+    // the input as written is rewritten only if it is searched (no line breaks in it, or a
+    // needle holding one): with breaks, the folded input alone is
+    for (const [rewrite, set] of [
+      [r.lower, r.sets.hex],
+      [r.escapesSmall, r.sets.escaped],
+    ] as const) {
+      if (set.all.length === 0) continue;
+      const rewrittenLines = lines && { folded: rewrite(lines.folded), origin: lines.origin };
+      found.push(...search(() => rewrite(input), rewrittenLines, set));
     }
-    if (escaped.length === 0) return mergeIntervals(found);
-    // the input as written is rewritten only if it is searched (no line breaks in it, or a needle
-    // holding one): with breaks, the folded input alone is
-    const small = () => escapesInSmallLetters(input);
-    const smallLines = lines && { folded: escapesInSmallLetters(lines.folded), origin: lines.origin };
-    return mergeIntervals([...found, ...search(small, smallLines, textSets.escaped)]);
+    return mergeIntervals(found);
   };
-  const byteIntervals = (buf: Buffer): Interval[] => {
-    const lines = foldBytes(buf);
-    const found = search(() => buf, lines, byteSets.asWritten);
-    found.push(...decodedIntervals(buf, lines, readBytes, plainBytes));
-    if (hex.length) {
-      const lower = () => asciiBytesInSmallLetters(buf);
-      const lowerLines = lines && { folded: asciiBytesInSmallLetters(lines.folded), origin: lines.origin };
-      found.push(...search(lower, lowerLines, byteSets.hex));
-    }
-    if (escaped.length === 0) return mergeIntervals(found);
-    const small = () => escapeBytesInSmallLetters(buf);
-    const smallLines = lines && { folded: escapeBytesInSmallLetters(lines.folded), origin: lines.origin };
-    return mergeIntervals([...found, ...search(small, smallLines, byteSets.escaped)]);
+  const textReading: Reading<string> = {
+    fold: foldText,
+    lower: asciiInSmallLetters,
+    escapesSmall: escapesInSmallLetters,
+    decode: (t) => decodeEscapes(t, false),
+    plain,
+    sets: textSets,
   };
+  const byteReading: Reading<Buffer> = {
+    fold: foldBytes,
+    lower: asciiBytesInSmallLetters,
+    escapesSmall: escapeBytesInSmallLetters,
+    decode: (b) =>
+      b.includes(0x5c) || b.includes(0x25) || b.includes('&#')
+        ? decodeEscapes(b.toString('latin1'), true)
+        : null,
+    plain: plainBytes,
+    sets: byteSets,
+  };
+  const textIntervals = (input: string): Interval[] => intervalsIn(input, textReading);
+  const byteIntervals = (buf: Buffer): Interval[] => intervalsIn(buf, byteReading);
 
   const text = (input: string): string => {
     if (!active || input.length === 0) return input;
