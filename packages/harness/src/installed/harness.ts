@@ -1,4 +1,4 @@
-import { createScrubber } from '@osmosis/core';
+import { createScrubber, type Scrubber } from '@osmosis/core';
 import { checkUrl, EgressError } from '@osmosis/egress';
 import { z } from 'zod';
 import { type Harness, type HarnessContext, type HarnessRunResult, SANDBOX_PATHS } from '../harness.ts';
@@ -123,7 +123,9 @@ function bash(
   });
 }
 
-const tail = (text: string) => text.trim().split('\n').slice(-5).join('\n');
+/** The last five lines of a command's output, scrubbed first: cut first, a value wrapped across the cut kept a part. */
+export const tail = (text: string, scrubber: Scrubber) =>
+  scrubber.text(text.trim()).split('\n').slice(-5).join('\n');
 
 export function createInstalledHarness(
   def: InstalledAgentDefinition,
@@ -135,6 +137,7 @@ export function createInstalledHarness(
     name: def.name,
 
     async setup(ctx: HarnessContext): Promise<void> {
+      const setupScrubber = createScrubber([...ctx.secrets], { minLength: ctx.scrubMinLength });
       const found = await bash(ctx, present, { timeoutMs: 30_000 });
       if (found.exitCode === 0 && !options.installScript) {
         ctx.log({
@@ -150,7 +153,7 @@ export function createInstalledHarness(
         r: { exitCode: number | null; timedOut: boolean; stdout: string; stderr: string },
       ) =>
         new Error(
-          `${def.name}: ${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.exitCode})`}; installed agents need internet access in the sandbox: ${tail(r.stderr || r.stdout)}`,
+          `${def.name}: ${what} ${r.timedOut ? 'timed out' : `failed (exit ${r.exitCode})`}; installed agents need internet access in the sandbox: ${tail(r.stderr || r.stdout, setupScrubber)}`,
         );
       if (options.installScript) {
         const r = await bash(ctx, `set -e\n${options.installScript}`, {
@@ -182,6 +185,7 @@ export function createInstalledHarness(
       const prepared = installedAgentEnv(def, ctx, operatorEnv, mcp.servers);
       if ('error' in prepared) return prepared;
       const { env, resolved, model } = prepared;
+      const scrubber = createScrubber([...ctx.secrets, resolved.apiKey], { minLength: ctx.scrubMinLength });
       if (resolved.memberNamedBaseUrl) {
         // the CLI connects from the sandbox; the worker refuses an endpoint the platform would not call itself
         try {
@@ -240,7 +244,7 @@ export function createInstalledHarness(
             timedOut: false,
             error: {
               errorClass: 'harness_crash',
-              message: `${def.name}: writing its config failed: ${tail(r.stderr || r.stdout)}`,
+              message: `${def.name}: writing its config failed: ${tail(r.stderr || r.stdout, scrubber)}`,
             },
           };
       }
@@ -280,7 +284,6 @@ export function createInstalledHarness(
           parsed.reportedCostUsd = fromFiles.reportedCostUsd;
         }
       }
-      const scrubber = createScrubber([...ctx.secrets, resolved.apiKey], { minLength: ctx.scrubMinLength });
       const price = loadPrices(operatorEnv).get(resolved.priceKey);
       const cost = usage ? (costUsd(usage, price) ?? parsed.reportedCostUsd ?? null) : null;
       const errors = parsed.errors ?? [];
