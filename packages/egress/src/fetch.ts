@@ -101,13 +101,6 @@ export async function guardedFetch(
     } catch {
       throw new EgressError('EGRESS_REDIRECT', `${hostOf(current)} redirected to an invalid URL`);
     }
-    if (next.username || next.password) {
-      throw new EgressError(
-        'EGRESS_REDIRECT',
-        `${hostOf(current)} redirected to a URL for ${hostOf(next)} that carries a user name or password, which is not followed`,
-        hostOf(next),
-      );
-    }
     const refusal = redirectRefusal(first, current, next, redirects === 'same-host');
     if (refusal) throw new EgressError('EGRESS_REDIRECT', refusal, hostOf(next));
     current = await checkUrl(
