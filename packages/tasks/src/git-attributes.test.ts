@@ -2,14 +2,13 @@
 // check counted (git-size.ts reads the tree's blob sizes): `eol=crlf` doubles a file of line
 // ends, `working-tree-encoding=UTF-32` makes each ASCII byte four, `ident` turns each 4-byte
 // `$Id$` into 46 bytes. The checkout writes every file as its blob, byte for byte.
-import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseAllowList } from '@osmosis/egress';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchGit } from './git.ts';
-import { type GitDaemon, startGitDaemon } from './git-daemon.ts';
+import { type GitDaemon, gitAsCommitter as git, startGitDaemon } from './git-daemon.ts';
 
 const policy = { allow: parseAllowList('127.0.0.1') };
 let root: string;
@@ -21,13 +20,6 @@ const FILES: Record<string, string> = {
   'tasks/t/wide.u32': 'a'.repeat(20_000),
   'tasks/t/filtered.f': 'filtered\n',
 };
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
-    cwd,
-    encoding: 'utf8',
-  }).trim();
-}
 
 beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'osmosis-git-attrs-'));

@@ -1,6 +1,6 @@
 // A `git daemon` on loopback serving the bare repositories under a folder, for tests and local
 // development (`git://127.0.0.1:PORT/NAME`). Not used by the platform itself.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
 
 export interface GitDaemon {
@@ -73,4 +73,12 @@ export async function startGitDaemon(basePath: string): Promise<GitDaemon> {
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** Runs git in `cwd` as a test committer (a fixture repository's commits need a name); its output, trimmed. */
+export function gitAsCommitter(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
 }

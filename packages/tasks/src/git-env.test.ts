@@ -2,7 +2,6 @@
 // benchmark author's repository is checked out into, so neither that folder nor anything put in
 // the repository's .git may name a command for git to run, change what it writes, or point it
 // at another repository or URL.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,17 +9,11 @@ import path from 'node:path';
 import { parseAllowList } from '@osmosis/egress';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchGit, runGit } from './git.ts';
-import { type GitDaemon, startGitDaemon } from './git-daemon.ts';
+import { type GitDaemon, gitAsCommitter as git, startGitDaemon } from './git-daemon.ts';
 
 let root: string;
 
 /** git as a person runs it (their own config and home), to build the fixtures. */
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
-    cwd,
-    encoding: 'utf8',
-  }).trim();
-}
 
 /** A repository with one commit holding `files`. */
 async function repoWith(name: string, files: Record<string, string>): Promise<string> {

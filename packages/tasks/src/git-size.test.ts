@@ -1,6 +1,5 @@
 // A repository's size is its host's choice: a small pack of zeros that checks out gigabytes,
 // or a pack that is itself huge. fetchGit with limits refuses both before the disk fills.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -9,20 +8,13 @@ import path from 'node:path';
 import { parseAllowList } from '@osmosis/egress';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchGit } from './git.ts';
-import { type GitDaemon, startGitDaemon } from './git-daemon.ts';
+import { type GitDaemon, gitAsCommitter as git, startGitDaemon } from './git-daemon.ts';
 import { checkoutProblem, downloadWatch } from './git-size.ts';
 
 const MiB = 1024 * 1024;
 const policy = { allow: parseAllowList('127.0.0.1') };
 let root: string;
 let daemon: GitDaemon;
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
-    cwd,
-    encoding: 'utf8',
-  }).trim();
-}
 
 async function bareRepo(name: string, files: Record<string, Buffer | string>): Promise<string> {
   const work = path.join(root, `work-${name}`);

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -7,7 +6,7 @@ import path from 'node:path';
 import { parseAllowList } from '@osmosis/egress';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchGit, GitError, mapLimit, pinAddresses } from './git.ts';
-import { type GitDaemon, startGitDaemon } from './git-daemon.ts';
+import { type GitDaemon, gitAsCommitter as git, startGitDaemon } from './git-daemon.ts';
 import { parseTaskDir } from './task-dir.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '../fixtures');
@@ -18,13 +17,6 @@ let secondCommit: string;
 // the git daemon listens on loopback: only these tests allow it
 const policy = { allow: parseAllowList('127.0.0.1') };
 const closed = { allow: parseAllowList('') };
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
-    cwd,
-    encoding: 'utf8',
-  }).trim();
-}
 
 beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'osmosis-git-'));
