@@ -135,13 +135,21 @@ describe('three workers of different capacities, one killed mid-run', () => {
       async () => (await tdb.db.attempt.count({ where: { leaseOwner: VICTIM, status: 'running' } })) >= 2,
       60_000,
     );
+    const victim = processes.get(VICTIM)!;
+    const victimGone = new Promise((resolve) => victim.once('exit', resolve));
+    victim.kill('SIGKILL');
+    await victimGone;
+    // What the dead worker still holds is read after it is gone, not before: an attempt it held
+    // when we looked could finish in the moment before the kill landed (CI saw one), and then its
+    // last start is rightly the victim's. A statement it sent just before dying may still commit,
+    // so give Postgres a moment first.
+    await new Promise((r) => setTimeout(r, 300));
     const heldByVictim = (
       await tdb.db.attempt.findMany({
         where: { leaseOwner: VICTIM, status: 'running' },
         select: { id: true },
       })
     ).map((a) => a.id);
-    processes.get(VICTIM)!.kill('SIGKILL');
 
     const ended = async (runId: string) =>
       ['finished', 'failed', 'stopped'].includes(
@@ -171,7 +179,7 @@ describe('three workers of different capacities, one killed mid-run', () => {
     expect([...peak.keys()].every((id) => WORKERS.some((w) => w.id === id))).toBe(true);
 
     // the killed worker's attempts finished on another worker
-    expect(heldByVictim.length).toBeGreaterThanOrEqual(2);
+    expect(heldByVictim.length).toBeGreaterThanOrEqual(1);
     for (const id of heldByVictim) {
       const starts = await tdb.db.runEvent.findMany({
         where: { attemptId: id, step: 'attempt.started' },
