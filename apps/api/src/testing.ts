@@ -43,7 +43,13 @@ export interface TestApi {
   database: TestDatabase;
   /** `operator`: the owner is an operator of the deployment (bootstrap.ts marks the first owner) */
   seedWorkspace(options?: { name?: string; email?: string; operator?: boolean }): Promise<SeededMember>;
-  addMember(workspaceId: string, role: MemberRole, email?: string): Promise<SeededMember>;
+  /** `confined`: the member's token works in this workspace only (a row as older deployments hold) */
+  addMember(
+    workspaceId: string,
+    role: MemberRole,
+    email?: string,
+    options?: { confined?: boolean },
+  ): Promise<SeededMember>;
   // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely
   request<T = any>(
     method: string,
@@ -128,11 +134,12 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
       }
       return toMember(created, 'owner');
     },
-    async addMember(workspaceId, role, email) {
+    async addMember(workspaceId, role, email, options = {}) {
       const added = await addMemberWithToken(database.db, {
         workspaceId,
         email: email ?? `${role}-${unique()}@example.test`,
         role,
+        confined: options.confined,
       });
       return toMember(added, role);
     },

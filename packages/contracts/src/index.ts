@@ -16,6 +16,7 @@ export * from './api/runs-retry.ts';
 export * from './api/runs-submit.ts';
 export * from './api/secrets.ts';
 export * from './api/tokens.ts';
+export * from './api/users.ts';
 export * from './api/webhooks.ts';
 export * from './api/workers.ts';
 export * from './api/workspace-limits.ts';

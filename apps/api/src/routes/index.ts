@@ -7,6 +7,7 @@ import { downloadRoutes } from './downloads.ts';
 import { endpointHostRoutes } from './endpoint-hosts.ts';
 import { eventStreamRoutes } from './events-stream.ts';
 import { gitLinkRoutes } from './git-links.ts';
+import { invitationRoutes } from './invitations.ts';
 import { leaderboardRoutes } from './leaderboard.ts';
 import { meRoutes } from './me.ts';
 import { memberRoutes } from './members.ts';
@@ -18,6 +19,7 @@ import { runRetryRoutes } from './runs-retry.ts';
 import { secretRoutes } from './secrets.ts';
 import { submitRoutes } from './submit.ts';
 import { tokenRoutes } from './tokens.ts';
+import { userRoutes } from './users.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { workerRoutes } from './workers.ts';
 import { workspaceLimitRoutes } from './workspace-limits.ts';
@@ -44,5 +46,7 @@ export const routes: FastifyPluginAsyncZod[] = [
   runCompareRoutes,
   runRetryRoutes,
   workspaceLimitRoutes,
+  invitationRoutes,
+  userRoutes,
   // append route modules above this line, one per line
 ];

@@ -1,7 +1,8 @@
-// Members of the caller's workspace. Add, change role, remove: admins and owners; granting or
+// Members of the caller's workspace. Invite, change role, remove: admins and owners; granting or
 // revoking `owner` (including removing an owner): owners only; the last owner can be neither
-// removed nor demoted (409). Adding never lends the admin a credential of an existing user
-// (services/workspaces.ts: addMember). The data and those rules: services/members.ts.
+// removed nor demoted (409). Inviting makes no one a member and tells nothing about accounts
+// (services/invitations.ts; the invitee accepts in routes/invitations.ts). The data and those
+// rules: services/members.ts.
 import {
   AddMemberBody,
   AddMemberResponse,
@@ -14,14 +15,8 @@ import {
 } from '@osmosis/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireRole, uuidOr404 } from '../auth.ts';
-import {
-  addNewMember,
-  assertMayTouchOwner,
-  changeMemberRole,
-  listMembers,
-  removeMember,
-} from '../services/members.ts';
-import { memberInfo } from '../services/serialize.ts';
+import { createInvitation } from '../services/invitations.ts';
+import { assertMayTouchOwner, changeMemberRole, listMembers, removeMember } from '../services/members.ts';
 
 export const memberRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -44,29 +39,23 @@ export const memberRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['members'],
         summary:
-          'Add a user with a role. An existing user gets the membership only (they make their own token for this workspace); a new user is created with a token confined to this workspace, shown once',
+          'Invite a user with a role: answers with an invitation and its code (shown once), alike whether or not the e-mail has an account; they become a member only by accepting the code with a token of their own (POST /v1/invitations/accept)',
         body: AddMemberBody,
         response: { 201: AddMemberResponse, ...STANDARD_ERROR_RESPONSES },
       },
     },
     async (request, reply) => {
-      const { email, role, display_name, token_name } = request.body;
+      const { email, role, expires_in_days } = request.body;
       if (role === 'owner') assertMayTouchOwner(request.auth.role, 'grant the owner role');
-      const added = await addNewMember(app.db, {
+      const data = await createInvitation(app.db, {
         workspaceId: request.auth.workspace.id,
         email,
         role,
-        displayName: display_name ?? null,
-        tokenName: token_name ?? 'default',
+        invitedById: request.auth.user.id,
+        expiresInDays: expires_in_days,
       });
       reply.code(201);
-      return {
-        data: {
-          member: memberInfo({ role, createdAt: added.createdAt, user: added.user }),
-          token: added.token,
-          user_created: added.userCreated,
-        },
-      };
+      return { data };
     },
   );
 

@@ -1,11 +1,12 @@
-// Members of a workspace (the /v1/members routes): list, add, change a role, remove. Granting or
+// Members of a workspace (the /v1/members routes): list, change a role, remove (inviting:
+// invitations.ts). Granting or
 // revoking `owner` (removing an owner too) is for owners only; the last owner can be neither
 // removed nor demoted (409), checked with the workspace row locked so two changes never both pass.
 import type { MemberRole } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
 import { memberInfo, pageOfRows } from './serialize.ts';
-import { type AddedMember, addMember, normalizeEmail, TX_OPTIONS } from './workspaces.ts';
+import { TX_OPTIONS } from './workspaces.ts';
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
@@ -36,20 +37,6 @@ export function listMembers(db: Db, workspaceId: string, p: { limit: number; off
     }),
     (rows) => rows.map(memberInfo),
   );
-}
-
-/** addMember, refused with a 409 when the e-mail's user is a member already. */
-export async function addNewMember(db: Db, input: Parameters<typeof addMember>[1]): Promise<AddedMember> {
-  const existing = await db.user.findUnique({
-    where: { email: normalizeEmail(input.email) },
-    include: { memberships: { where: { workspaceId: input.workspaceId } } },
-  });
-  if (existing && existing.memberships.length > 0) {
-    throw ApiError.conflict(`${existing.email} is already a member of this workspace`, {
-      user_id: existing.id,
-    });
-  }
-  return addMember(db, input);
 }
 
 export interface MemberChange {

@@ -1,4 +1,4 @@
-// Creating workspaces with their first owner; adding members. Used by routes, bootstrap and tests.
+// Creating workspaces with their first owner; seeding members. Used by routes, bootstrap and tests.
 import type { CreatedApiToken, MemberRole } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import { type IssueTokenInput, issueApiToken, lockActiveParent } from './tokens.ts';
@@ -52,79 +52,45 @@ export async function createWorkspaceWithOwner(
   }, TX_OPTIONS);
 }
 
-export interface AddedMember {
-  workspace: { id: string; name: string; createdAt: Date };
-  user: { id: string; email: string; displayName: string | null };
-  role: MemberRole;
-  createdAt: Date;
-  /** the e-mail named no user: one was created */
-  userCreated: boolean;
-  /** a token for a user created here (confined to the workspace); null for an existing user */
-  token: CreatedApiToken | null;
-}
-
 type MemberInput = {
   workspaceId: string;
   email: string;
   role: MemberRole;
   displayName?: string | null;
   tokenName?: string;
+  /** the token works in this workspace only (as the old POST /v1/members lent one to the admin) */
+  confined?: boolean;
 };
 
 /**
- * Adds the user with `email` (created when new) to a workspace with a role; `tokenOf` decides,
- * knowing whether the user existed, which token (if any) to issue them in the same transaction.
- */
-async function addMembership<T>(
-  db: Db,
-  input: MemberInput,
-  tokenOf: (issue: (confined: boolean) => Promise<CreatedApiToken>, existed: boolean) => Promise<T>,
-) {
-  return db.$transaction(async (tx) => {
-    const email = normalizeEmail(input.email);
-    const existing = await tx.user.findUnique({ where: { email } });
-    const user =
-      existing ?? (await tx.user.create({ data: { email, displayName: input.displayName ?? null } }));
-    const membership = await tx.membership.create({
-      data: { workspaceId: input.workspaceId, userId: user.id, role: input.role },
-      include: { workspace: true },
-    });
-    const issue = (confined: boolean) =>
-      issueApiToken(tx, {
-        workspaceId: input.workspaceId,
-        userId: user.id,
-        name: input.tokenName ?? 'default',
-        confined,
-      });
-    return {
-      workspace: membership.workspace,
-      user,
-      role: input.role,
-      createdAt: membership.createdAt,
-      userCreated: !existing,
-      token: await tokenOf(issue, !!existing),
-    };
-  }, TX_OPTIONS);
-}
-
-/**
- * What an admin's `POST /v1/members` does: adds the user with a role. An existing user gets the
- * membership only; no credential of theirs is made for the admin. A user created here has no
- * other way in, so they get a token, shown to the admin to hand over and confined to this
- * workspace: whoever saw it never reaches the user's later workspaces with it.
- */
-export async function addMember(db: Db, input: MemberInput): Promise<AddedMember> {
-  return addMembership(db, input, async (issue, existed) => (existed ? null : issue(true)));
-}
-
-/**
- * Adds a user (created when new) to a workspace with a role and issues them a token. For the
- * operator's tools and tests (seeding); the API's members route uses addMember.
+ * Adds a user (created when new) to a workspace with a role and issues them a token, with no
+ * invitation. For the operator's tools and tests (seeding) only: the API's members route invites
+ * (invitations.ts), and only the invitee makes themselves a member.
  */
 export async function addMemberWithToken(
   db: Db,
   input: MemberInput,
 ): Promise<SeededWorkspace & { createdAt: Date }> {
-  const { workspace, user, role, token, createdAt } = await addMembership(db, input, (issue) => issue(false));
-  return { workspace, user, role, token, createdAt };
+  return db.$transaction(async (tx) => {
+    const email = normalizeEmail(input.email);
+    const user =
+      (await tx.user.findUnique({ where: { email } })) ??
+      (await tx.user.create({ data: { email, displayName: input.displayName ?? null } }));
+    const membership = await tx.membership.create({
+      data: { workspaceId: input.workspaceId, userId: user.id, role: input.role },
+      include: { workspace: true },
+    });
+    const token = await issueApiToken(tx, {
+      workspaceId: input.workspaceId,
+      userId: user.id,
+      name: input.tokenName ?? 'default',
+    });
+    return {
+      workspace: membership.workspace,
+      user,
+      role: input.role,
+      token,
+      createdAt: membership.createdAt,
+    };
+  }, TX_OPTIONS);
 }

@@ -1,8 +1,8 @@
-// Members of the caller's workspace. Adding, changing and removing: admins and owners;
-// granting or revoking `owner`: owners only; the last owner stays.
+// Members of the caller's workspace. Inviting, changing and removing: admins and owners;
+// granting or revoking `owner`: owners only; the last owner stays. An invitee becomes a member
+// only by accepting the invitation's code with a token of their own.
 import { z } from 'zod';
 import { dataOf, EmailAddress, listOf, MemberRole, PageQuery, Timestamp, Uuid } from './common.ts';
-import { CreatedApiToken } from './tokens.ts';
 
 export const Member = z.object({
   user_id: Uuid,
@@ -17,26 +17,52 @@ export const ListMembersQuery = PageQuery;
 export const ListMembersResponse = listOf(Member);
 export type ListMembersResponse = z.infer<typeof ListMembersResponse>;
 
+/**
+ * Inviting a user (admins and owners; the owner role: owners only). No one becomes a member here:
+ * the answer is an invitation and its code, alike whether or not the e-mail has an account, and
+ * the invitee accepts the code with a token of their own (`POST /v1/invitations/accept`).
+ */
 export const AddMemberBody = z
   .object({
     email: EmailAddress,
     role: MemberRole.default('member'),
-    display_name: z.string().trim().min(1).max(100).optional(),
-    token_name: z.string().trim().min(1).max(100).optional(),
+    /** days until the code expires */
+    expires_in_days: z.number().int().min(1).max(30).default(7),
   })
   .strict();
 export type AddMemberBody = z.infer<typeof AddMemberBody>;
 
-/**
- * The new member. `token` is set only when the e-mail named no user yet: a token for the new
- * user, shown once so the admin can hand it over, confined to this workspace. Adding an
- * existing user returns no token (null): they make their own for this workspace with a token
- * of theirs (`POST /v1/tokens` with `workspace`, `osmosis auth switch NAME`).
- */
-export const AddMemberResponse = dataOf(
-  z.object({ member: Member, token: CreatedApiToken.nullable(), user_created: z.boolean() }),
-);
+export const Invitation = z.object({
+  id: Uuid,
+  email: z.string(),
+  role: MemberRole,
+  /** the e-mail of the admin who invited (null once their account is gone) */
+  invited_by: z.string().nullable(),
+  created_at: Timestamp,
+  expires_at: Timestamp,
+});
+export type Invitation = z.infer<typeof Invitation>;
+
+/** The invitation and its code: shown only in this answer, for the admin to hand over privately. */
+export const AddMemberResponse = dataOf(z.object({ invitation: Invitation, code: z.string() }));
 export type AddMemberResponse = z.infer<typeof AddMemberResponse>;
+
+export const ListInvitationsQuery = PageQuery;
+export const ListInvitationsResponse = listOf(Invitation);
+export type ListInvitationsResponse = z.infer<typeof ListInvitationsResponse>;
+
+export const InvitationParams = z.object({ invitationId: z.string().min(1) });
+export const InvitationResponse = dataOf(Invitation);
+export type InvitationResponse = z.infer<typeof InvitationResponse>;
+
+export const AcceptInvitationBody = z.object({ code: z.string().trim().min(1).max(200) }).strict();
+export type AcceptInvitationBody = z.infer<typeof AcceptInvitationBody>;
+
+/** The workspace joined and the role in it; a token for it: `POST /v1/tokens` with `workspace`. */
+export const AcceptInvitationResponse = dataOf(
+  z.object({ workspace: z.object({ id: Uuid, name: z.string() }), role: MemberRole, joined_at: Timestamp }),
+);
+export type AcceptInvitationResponse = z.infer<typeof AcceptInvitationResponse>;
 
 export const MemberParams = z.object({ userId: z.string().min(1) });
 export type MemberParams = z.infer<typeof MemberParams>;

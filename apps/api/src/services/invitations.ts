@@ -1,0 +1,181 @@
+// Invitations into a workspace: how a user becomes a member of a workspace they did not make.
+//
+// An admin's `POST /v1/members` records an invitation and answers with its code, alike whether or
+// not the e-mail has an account (any user can make a workspace and be its admin, so that answer
+// must tell nothing about other people). The invitee accepts the code with a token of their own;
+// only then are they a member. Only the code's SHA-256 is stored; a code is single-use, expires,
+// and works only for the account with the invited e-mail.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Invitation, MemberRole } from '@osmosis/contracts';
+import type { Db } from '@osmosis/db';
+import { ApiError } from '../errors.ts';
+import { iso, pageOfRows } from './serialize.ts';
+import { normalizeEmail, TX_OPTIONS } from './workspaces.ts';
+
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+/** Codes read `osminv_…`: not an API token (`osm_…`), and told apart from one at a glance. */
+const CODE_SCHEME = 'osminv_';
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function hashCode(code: string): string {
+  return createHash('sha256').update(code, 'utf8').digest('hex');
+}
+
+interface InvitationRow {
+  id: string;
+  email: string;
+  role: MemberRole;
+  createdAt: Date;
+  expiresAt: Date;
+  invitedBy: { email: string } | null;
+}
+
+function invitationInfo(row: InvitationRow): Invitation {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    invited_by: row.invitedBy?.email ?? null,
+    created_at: iso(row.createdAt),
+    expires_at: iso(row.expiresAt),
+  };
+}
+
+function openWhere(now: Date) {
+  return { acceptedAt: null, revokedAt: null, expiresAt: { gt: now } };
+}
+
+async function lockWorkspace(tx: Tx, workspaceId: string): Promise<void> {
+  await tx.$queryRawUnsafe('SELECT id FROM workspaces WHERE id = $1::uuid FOR UPDATE', workspaceId);
+}
+
+/**
+ * Records an invitation and returns it with its code (the only time the code exists in clear).
+ * An open invitation of the same e-mail to this workspace is cancelled: the newest code counts.
+ * Refused (409) only when the e-mail is a member already — which the admin sees in the member
+ * list anyway; nothing is said about accounts.
+ */
+export async function createInvitation(
+  db: Db,
+  input: { workspaceId: string; email: string; role: MemberRole; invitedById: string; expiresInDays: number },
+  now: Date = new Date(),
+): Promise<{ invitation: Invitation; code: string }> {
+  const email = normalizeEmail(input.email);
+  const code = CODE_SCHEME + randomBytes(32).toString('base64url');
+  return db.$transaction(async (tx) => {
+    await lockWorkspace(tx, input.workspaceId);
+    const member = await tx.membership.findFirst({
+      where: { workspaceId: input.workspaceId, user: { email } },
+      select: { userId: true },
+    });
+    if (member) {
+      throw ApiError.conflict(`${email} is already a member of this workspace`, { user_id: member.userId });
+    }
+    await tx.invitation.updateMany({
+      where: { workspaceId: input.workspaceId, email, ...openWhere(now) },
+      data: { revokedAt: now },
+    });
+    const row = await tx.invitation.create({
+      data: {
+        workspaceId: input.workspaceId,
+        email,
+        role: input.role,
+        codeHash: hashCode(code),
+        invitedById: input.invitedById,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + input.expiresInDays * DAY_MS),
+      },
+      include: { invitedBy: { select: { email: true } } },
+    });
+    return { invitation: invitationInfo(row), code };
+  }, TX_OPTIONS);
+}
+
+/** The workspace's open invitations (not accepted, cancelled or expired), oldest first. */
+export function listOpenInvitations(
+  db: Db,
+  workspaceId: string,
+  page: { limit: number; offset: number },
+  now: Date = new Date(),
+) {
+  const where = { workspaceId, ...openWhere(now) };
+  return pageOfRows(
+    page.offset,
+    db.invitation.count({ where }),
+    db.invitation.findMany({
+      where,
+      include: { invitedBy: { select: { email: true } } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      skip: page.offset,
+      take: page.limit,
+    }),
+    (rows) => rows.map(invitationInfo),
+  );
+}
+
+/** Cancels an open invitation of the workspace; its code stops working. */
+export async function cancelInvitation(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  now: Date = new Date(),
+): Promise<Invitation> {
+  const cancelled = await db.invitation.updateManyAndReturn({
+    where: { id, workspaceId, ...openWhere(now) },
+    data: { revokedAt: now },
+    include: { invitedBy: { select: { email: true } } },
+  });
+  if (!cancelled[0]) throw ApiError.notFound('open invitation');
+  return invitationInfo(cancelled[0]);
+}
+
+/**
+ * Accepts an invitation for the calling user: they become a member with its role. A code that is
+ * unknown, used, cancelled, expired or made for another e-mail gets one and the same 404, so a
+ * code that reached the wrong person tells them nothing and does nothing.
+ */
+export async function acceptInvitation(
+  db: Db,
+  input: { code: string; user: { id: string; email: string } },
+  now: Date = new Date(),
+) {
+  const refused = () =>
+    new ApiError(
+      'NOT_FOUND',
+      `no open invitation with this code for ${input.user.email}: it may be mistyped, used, cancelled, expired, or made for another e-mail. Ask an admin of the workspace to invite ${input.user.email} again (osmosis member add).`,
+    );
+  const codeHash = hashCode(input.code);
+  return db.$transaction(async (tx) => {
+    // the row lock makes a code single-use even when two accepts race
+    const locked = await tx.$queryRawUnsafe<{ id: string }[]>(
+      'SELECT id FROM invitations WHERE code_hash = $1 FOR UPDATE',
+      codeHash,
+    );
+    if (!locked[0]) throw refused();
+    const invitation = await tx.invitation.findUniqueOrThrow({
+      where: { id: locked[0].id },
+      include: { workspace: true },
+    });
+    const open = !invitation.acceptedAt && !invitation.revokedAt && invitation.expiresAt > now;
+    if (!open || invitation.email !== normalizeEmail(input.user.email)) throw refused();
+    const existing = await tx.membership.findUnique({
+      where: { workspaceId_userId: { workspaceId: invitation.workspaceId, userId: input.user.id } },
+    });
+    if (existing) {
+      throw ApiError.conflict(`you are already a member of workspace ${invitation.workspace.name}`);
+    }
+    const membership = await tx.membership.create({
+      data: { workspaceId: invitation.workspaceId, userId: input.user.id, role: invitation.role },
+    });
+    await tx.invitation.update({
+      where: { id: invitation.id },
+      data: { acceptedAt: now, acceptedById: input.user.id },
+    });
+    return {
+      workspace: { id: invitation.workspace.id, name: invitation.workspace.name },
+      role: membership.role,
+      joined_at: iso(membership.createdAt),
+    };
+  }, TX_OPTIONS);
+}

@@ -1,0 +1,31 @@
+// User accounts, made by the deployment's operators (`POST /v1/users`). Workspace admins invite;
+// they never make accounts, so no answer of theirs tells whether an e-mail has one.
+import { z } from 'zod';
+import { dataOf, EmailAddress, Timestamp, Uuid } from './common.ts';
+import { CreatedApiToken } from './tokens.ts';
+import { WorkspaceName } from './workspaces.ts';
+
+export const CreateUserBody = z
+  .object({
+    email: EmailAddress,
+    display_name: z.string().trim().min(1).max(100).optional(),
+    /** the new user's own workspace (they own it); default: from the e-mail's local part */
+    workspace: WorkspaceName.optional(),
+  })
+  .strict();
+export type CreateUserBody = z.infer<typeof CreateUserBody>;
+
+/** The account, its own workspace and a token for it, shown once for the operator to hand over. */
+export const CreateUserResponse = dataOf(
+  z.object({
+    user: z.object({
+      id: Uuid,
+      email: z.string(),
+      display_name: z.string().nullable(),
+      created_at: Timestamp,
+    }),
+    workspace: z.object({ id: Uuid, name: z.string() }),
+    token: CreatedApiToken,
+  }),
+);
+export type CreateUserResponse = z.infer<typeof CreateUserResponse>;
