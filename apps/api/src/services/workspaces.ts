@@ -84,6 +84,7 @@ export async function addMemberWithToken(
       workspaceId: input.workspaceId,
       userId: user.id,
       name: input.tokenName ?? 'default',
+      confined: input.confined ?? false,
     });
     return {
       workspace: membership.workspace,
