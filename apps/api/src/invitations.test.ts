@@ -1,6 +1,7 @@
 // Invitations (POST /v1/members, /v1/invitations) and operator-made accounts (POST /v1/users):
 // who can become a member, with which code, and what a code in the wrong hands can do.
 import { createHash } from 'node:crypto';
+import { MAX_OPEN_INVITATIONS_PER_WORKSPACE } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SeededMember, startTestApi, type TestApi } from './testing.ts';
 
@@ -170,6 +171,36 @@ describe('accepting an invitation', () => {
       const res = await api.request('POST', '/v1/members', { token: admin.token, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
+  });
+});
+
+describe('what inviting may store', () => {
+  it('grows nothing when inviting in a loop, and caps the open invitations of a workspace', async () => {
+    const admin = await api.seedWorkspace();
+    const email = `loop-${crypto.randomUUID()}@example.test`;
+    for (let i = 0; i < 5; i++) await invite(admin, email);
+    const cancelled = await invite(admin, `c-${crypto.randomUUID()}@example.test`);
+    await api.request('DELETE', `/v1/invitations/${cancelled.invitation.id}`, { token: admin.token });
+    await invite(admin, `d-${crypto.randomUUID()}@example.test`);
+    // the newest of the loop and the last one: superseded and cancelled rows are gone
+    expect(await api.db.invitation.count({ where: { workspaceId: admin.workspaceId } })).toBe(2);
+
+    await api.db.invitation.createMany({
+      data: Array.from({ length: MAX_OPEN_INVITATIONS_PER_WORKSPACE - 2 }, (_, i) => ({
+        workspaceId: admin.workspaceId,
+        email: `filler-${i}@example.test`,
+        role: 'member' as const,
+        codeHash: `filler-${admin.workspaceId}-${i}`,
+        expiresAt: new Date(Date.now() + 60_000),
+      })),
+    });
+    const over = await api.request('POST', '/v1/members', {
+      token: admin.token,
+      body: { email: `over-${crypto.randomUUID()}@example.test` },
+    });
+    expect(over.status).toBe(409);
+    expect(over.body.error.details).toEqual({ limit: MAX_OPEN_INVITATIONS_PER_WORKSPACE });
+    expect(over.body.error.message).toContain('cancel some first');
   });
 });
 

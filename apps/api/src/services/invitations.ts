@@ -6,7 +6,7 @@
 // only then are they a member. Only the code's SHA-256 is stored; a code is single-use, expires,
 // and works only for the account with the invited e-mail.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Invitation, MemberRole } from '@osmosis/contracts';
+import { type Invitation, MAX_OPEN_INVITATIONS_PER_WORKSPACE, type MemberRole } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
 import { iso, pageOfRows } from './serialize.ts';
@@ -52,7 +52,7 @@ async function lockWorkspace(tx: Tx, workspaceId: string): Promise<void> {
 
 /**
  * Records an invitation and returns it with its code (the only time the code exists in clear).
- * An open invitation of the same e-mail to this workspace is cancelled: the newest code counts.
+ * An open invitation of the same e-mail to this workspace is replaced: the newest code counts.
  * Refused (409) only when the e-mail is a member already — which the admin sees in the member
  * list anyway; nothing is said about accounts.
  */
@@ -72,10 +72,22 @@ export async function createInvitation(
     if (member) {
       throw ApiError.conflict(`${email} is already a member of this workspace`, { user_id: member.userId });
     }
-    await tx.invitation.updateMany({
-      where: { workspaceId: input.workspaceId, email, ...openWhere(now) },
-      data: { revokedAt: now },
+    // Rows that can never be accepted go, so that inviting in a loop grows nothing: the
+    // superseded invitation of this e-mail, and the workspace's cancelled and expired ones.
+    await tx.invitation.deleteMany({
+      where: {
+        workspaceId: input.workspaceId,
+        acceptedAt: null,
+        OR: [{ email }, { revokedAt: { not: null } }, { expiresAt: { lte: now } }],
+      },
     });
+    const open = await tx.invitation.count({ where: { workspaceId: input.workspaceId, ...openWhere(now) } });
+    if (open >= MAX_OPEN_INVITATIONS_PER_WORKSPACE) {
+      throw ApiError.conflict(
+        `this workspace already has ${open} open invitations, the most it may hold: cancel some first (osmosis member invitations, osmosis member uninvite)`,
+        { limit: MAX_OPEN_INVITATIONS_PER_WORKSPACE },
+      );
+    }
     const row = await tx.invitation.create({
       data: {
         workspaceId: input.workspaceId,

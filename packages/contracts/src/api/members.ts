@@ -32,6 +32,9 @@ export const AddMemberBody = z
   .strict();
 export type AddMemberBody = z.infer<typeof AddMemberBody>;
 
+/** Open invitations a workspace may hold at once (inviting again replaces an e-mail's). */
+export const MAX_OPEN_INVITATIONS_PER_WORKSPACE = 500;
+
 export const Invitation = z.object({
   id: Uuid,
   email: z.string(),
