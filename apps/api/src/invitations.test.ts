@@ -140,6 +140,40 @@ describe('accepting an invitation', () => {
     expect((await accept(viewer.token, code3)).status).toBe(200);
   });
 
+  it('lets no one in on the word of an admin who was removed or demoted since', async () => {
+    const owner = await api.seedWorkspace();
+    const rogue = await api.addMember(owner.workspaceId, 'admin');
+    const accomplice = await api.seedWorkspace();
+    const { code } = await invite(rogue, accomplice.email, { role: 'admin' });
+    const removed = await api.request('DELETE', `/v1/members/${rogue.userId}`, { token: owner.token });
+    expect(removed.status).toBe(200);
+    expect((await accept(accomplice.token, code)).status).toBe(404);
+    expect(await isMember(accomplice.userId, owner.workspaceId)).toBe(false);
+
+    // demoted to member: their invitations are cancelled with the role
+    const admin2 = await api.addMember(owner.workspaceId, 'admin');
+    const second = await invite(admin2, accomplice.email);
+    const demoted = await api.request('PATCH', `/v1/members/${admin2.userId}`, {
+      token: owner.token,
+      body: { role: 'member' },
+    });
+    expect(demoted.status).toBe(200);
+    const open = await api.request('GET', '/v1/invitations', { token: owner.token });
+    expect(open.body.items.map((i: { id: string }) => i.id)).not.toContain(second.invitation.id);
+    expect((await accept(accomplice.token, second.code)).status).toBe(404);
+
+    // and when the role changed behind the routes' back, accepting checks the inviter again:
+    // an owner's invitation to the owner role needs them to be an owner still
+    const owner2 = await api.addMember(owner.workspaceId, 'owner');
+    const third = await invite(owner2, accomplice.email, { role: 'owner' });
+    await api.db.membership.update({
+      where: { workspaceId_userId: { workspaceId: owner.workspaceId, userId: owner2.userId } },
+      data: { role: 'admin' },
+    });
+    expect((await accept(accomplice.token, third.code)).status).toBe(404);
+    expect(await isMember(accomplice.userId, owner.workspaceId)).toBe(false);
+  });
+
   it('refuses to invite a member (409) and lets the admins only list and cancel', async () => {
     const admin = await api.seedWorkspace();
     const member = await api.addMember(admin.workspaceId, 'member');

@@ -6,7 +6,12 @@
 // only then are they a member. Only the code's SHA-256 is stored; a code is single-use, expires,
 // and works only for the account with the invited e-mail.
 import { createHash, randomBytes } from 'node:crypto';
-import { type Invitation, MAX_OPEN_INVITATIONS_PER_WORKSPACE, type MemberRole } from '@osmosis/contracts';
+import {
+  type Invitation,
+  MAX_OPEN_INVITATIONS_PER_WORKSPACE,
+  type MemberRole,
+  roleAtLeast,
+} from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
 import { iso, pageOfRows } from './serialize.ts';
@@ -126,6 +131,25 @@ export function listOpenInvitations(
   );
 }
 
+/** Cancels the open invitations a member made (they are removed, or may no longer make them). */
+export async function cancelInvitationsBy(
+  tx: Tx,
+  workspaceId: string,
+  userId: string,
+  roles: MemberRole[] | 'all',
+  now: Date = new Date(),
+): Promise<void> {
+  await tx.invitation.updateMany({
+    where: {
+      workspaceId,
+      invitedById: userId,
+      ...(roles === 'all' ? {} : { role: { in: roles } }),
+      ...openWhere(now),
+    },
+    data: { revokedAt: now },
+  });
+}
+
 /** Cancels an open invitation of the workspace; its code stops working. */
 export async function cancelInvitation(
   db: Db,
@@ -144,8 +168,9 @@ export async function cancelInvitation(
 
 /**
  * Accepts an invitation for the calling user: they become a member with its role. A code that is
- * unknown, used, cancelled, expired or made for another e-mail gets one and the same 404, so a
- * code that reached the wrong person tells them nothing and does nothing.
+ * unknown, used, cancelled, expired, made for another e-mail, or made by someone who is no longer
+ * an admin (an owner, for the owner role) gets one and the same 404, so a code that reached the
+ * wrong person tells them nothing and does nothing.
  */
 export async function acceptInvitation(
   db: Db,
@@ -155,7 +180,7 @@ export async function acceptInvitation(
   const refused = () =>
     new ApiError(
       'NOT_FOUND',
-      `no open invitation with this code for ${input.user.email}: it may be mistyped, used, cancelled, expired, or made for another e-mail. Ask an admin of the workspace to invite ${input.user.email} again (osmosis member add).`,
+      `no open invitation with this code for ${input.user.email}: it may be mistyped, used, cancelled, expired, made for another e-mail, or made by someone who may no longer invite. Ask an admin of the workspace to invite ${input.user.email} again (osmosis member add).`,
     );
   const codeHash = hashCode(input.code);
   return db.$transaction(async (tx) => {
@@ -171,6 +196,17 @@ export async function acceptInvitation(
     });
     const open = !invitation.acceptedAt && !invitation.revokedAt && invitation.expiresAt > now;
     if (!open || invitation.email !== normalizeEmail(input.user.email)) throw refused();
+    // An invitation speaks for the admin who made it only while they may still make it: a
+    // removed or demoted admin's invitations must not let anyone back in on their word.
+    const inviter = invitation.invitedById
+      ? await tx.membership.findUnique({
+          where: {
+            workspaceId_userId: { workspaceId: invitation.workspaceId, userId: invitation.invitedById },
+          },
+        })
+      : null;
+    if (!inviter || !roleAtLeast(inviter.role, invitation.role === 'owner' ? 'owner' : 'admin'))
+      throw refused();
     const existing = await tx.membership.findUnique({
       where: { workspaceId_userId: { workspaceId: invitation.workspaceId, userId: input.user.id } },
     });

@@ -2,9 +2,10 @@
 // invitations.ts). Granting or
 // revoking `owner` (removing an owner too) is for owners only; the last owner can be neither
 // removed nor demoted (409), checked with the workspace row locked so two changes never both pass.
-import type { MemberRole } from '@osmosis/contracts';
+import { type MemberRole, roleAtLeast } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
 import { ApiError } from '../errors.ts';
+import { cancelInvitationsBy } from './invitations.ts';
 import { memberInfo, pageOfRows } from './serialize.ts';
 import { TX_OPTIONS } from './workspaces.ts';
 
@@ -63,6 +64,9 @@ export async function changeMemberRole(db: Db, change: MemberChange & { role: Me
           'the last owner of a workspace cannot be demoted; make someone else owner first',
         );
     }
+    // what they invited above what they may now invite goes with the role
+    if (!roleAtLeast(role, 'admin')) await cancelInvitationsBy(tx, workspaceId, userId, 'all');
+    else if (role !== 'owner') await cancelInvitationsBy(tx, workspaceId, userId, ['owner']);
     return tx.membership.update({
       where: { workspaceId_userId: { workspaceId, userId } },
       data: { role },
@@ -88,6 +92,7 @@ export async function removeMember(db: Db, change: MemberChange) {
         throw ApiError.conflict('the last owner of a workspace cannot be removed');
     }
     await tx.membership.delete({ where: { workspaceId_userId: { workspaceId, userId } } });
+    await cancelInvitationsBy(tx, workspaceId, userId, 'all');
     await tx.apiToken.updateMany({
       where: { workspaceId, userId, revokedAt: null },
       data: { revokedAt: new Date() },
