@@ -61,7 +61,9 @@ export async function bootstrap(db: Db, options: BootstrapOptions): Promise<Boot
   if (options.operator) {
     const marked = await db.user.updateMany({ where: { email }, data: { isOperator: true } });
     if (marked.count === 0)
-      throw new Error(`no user ${email}: add them to a workspace first, then mark them`);
+      throw new Error(
+        `no user ${email}: make their account first (\`osmosis user create ${email}\` as an operator, or this command with a new --workspace for them), then mark them`,
+      );
     result.messages.push(`${email} is an operator of this deployment (sees every worker and queue)`);
   } else if (result.created && (await db.user.count({ where: { isOperator: true } })) === 0) {
     // the deployment's first owner: whoever runs the platform on this host
