@@ -278,49 +278,62 @@ describe('token role bounds', () => {
     });
     expect(write.status).toBe(403);
     expect(write.body.error.message).toContain('bounded to the viewer role');
+    const invitee = `x-${crypto.randomUUID()}@example.test`;
     const members = await api.request('POST', '/v1/members', {
       token: readOnly,
-      body: { email: `x-${crypto.randomUUID()}@example.test` },
+      body: { email: invitee },
     });
     expect(members.status).toBe(403);
+    expect(members.body.error.code).toBe('FORBIDDEN');
+    // the refused invitation was not recorded
+    expect(await api.db.invitation.count({ where: { email: invitee } })).toBe(0);
+    expect((await api.request('GET', '/v1/invitations', { token: readOnly })).status).toBe(403);
     expect((await api.request('GET', '/v1/members', { token: readOnly })).status).toBe(200);
   });
 });
 
 describe('members', () => {
-  it('adds a new user with a token that works once handed over', async () => {
+  it('invites a new e-mail: no account, no member and no credential until someone accepts', async () => {
     const t = await team();
+    const tokensBefore = await api.db.apiToken.count();
     const res = await api.request('POST', '/v1/members', {
       token: t.admin.token,
-      body: { email: 'New.Person@Example.test', role: 'viewer', display_name: 'New Person' },
+      body: { email: 'New.Person@Example.test', role: 'viewer' },
     });
-    expect(res.status).toBe(201);
-    expect(res.body.data.member).toMatchObject({
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data.invitation).toMatchObject({
       email: 'new.person@example.test',
       role: 'viewer',
-      display_name: 'New Person',
+      invited_by: t.admin.email,
     });
-    // a new user has no other way in: the admin gets a token to hand over, confined to here
-    expect(res.body.data.user_created).toBe(true);
-    expect(res.body.data.token.confined).toBe(true);
-    const me = await api.request('GET', '/v1/me', { token: res.body.data.token.token });
-    expect(me.body.data).toMatchObject({
-      role: 'viewer',
-      workspace: { id: t.owner.workspaceId },
-      token: { confined: true },
-    });
-    // adding the same e-mail again
+    expect(res.body.data.code).toMatch(/^osminv_/);
+    // the old answer's fields are gone: no member, no token to hand over, no word on accounts
+    expect(res.body.data).not.toHaveProperty('member');
+    expect(res.body.data).not.toHaveProperty('token');
+    expect(res.body.data).not.toHaveProperty('user_created');
+    expect(res.text).not.toContain('osm_');
+    expect(await api.db.user.count({ where: { email: 'new.person@example.test' } })).toBe(0);
+    expect(await api.db.apiToken.count()).toBe(tokensBefore);
+    const list = await api.request('GET', '/v1/members', { token: t.viewer.token });
+    expect(list.body.total_count).toBe(4);
+    // the old fields that made an account and lent the admin its token are refused
+    for (const extra of [{ display_name: 'New Person' }, { token_name: 'handed-over' }]) {
+      const refused = await api.request('POST', '/v1/members', {
+        token: t.admin.token,
+        body: { email: 'other.person@example.test', ...extra },
+      });
+      expect(refused.status, JSON.stringify(extra)).toBe(400);
+    }
+    // inviting someone who is a member already
     const again = await api.request('POST', '/v1/members', {
       token: t.admin.token,
-      body: { email: 'new.person@example.test' },
+      body: { email: t.member.email },
     });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('CONFLICT');
-    const list = await api.request('GET', '/v1/members', { token: t.viewer.token });
-    expect(list.body.total_count).toBe(5);
   });
 
-  it('adds an existing user of another workspace with no token for the admin: the user makes their own', async () => {
+  it('an existing user of another workspace joins by accepting with a token of their own; the admin gets no credential', async () => {
     const t = await team();
     const other = await api.seedWorkspace();
     const tokensBefore = await api.db.apiToken.count({ where: { userId: other.userId } });
@@ -329,13 +342,33 @@ describe('members', () => {
       body: { email: other.email },
     });
     expect(res.status).toBe(201);
-    expect(res.body.data.member.user_id).toBe(other.userId);
-    expect(res.body.data.user_created).toBe(false);
-    expect(res.body.data.token).toBeNull();
+    // same shape as for an e-mail with no account: no user id, no token
+    expect(Object.keys(res.body.data).sort()).toEqual(['code', 'invitation']);
+    expect(Object.keys(res.body.data.invitation).sort()).toEqual(
+      ['created_at', 'email', 'expires_at', 'id', 'invited_by', 'role'].sort(),
+    );
+    expect(res.body.data.invitation.role).toBe('member');
+    expect(res.text).not.toContain(other.userId);
     expect(res.text).not.toContain('osm_');
-    // no credential of the user was made for the admin
+    // no credential of the user was made for the admin, and the user is no member yet
     expect(await api.db.apiToken.count({ where: { userId: other.userId } })).toBe(tokensBefore);
-    // the user makes a token for the new workspace with a token of theirs
+    const notYet = await api.request('POST', '/v1/tokens', {
+      token: other.token,
+      body: { name: 'too-early', workspace: t.owner.workspaceName },
+    });
+    expect(notYet.status).not.toBe(201);
+    // the user accepts with a token of theirs
+    const accepted = await api.request('POST', '/v1/invitations/accept', {
+      token: other.token,
+      body: { code: res.body.data.code },
+    });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.body.data).toMatchObject({
+      workspace: { id: t.owner.workspaceId, name: t.owner.workspaceName },
+      role: 'member',
+    });
+    expect(await api.db.apiToken.count({ where: { userId: other.userId } })).toBe(tokensBefore);
+    // then makes a token for the new workspace with a token of theirs
     const mine = await api.request('POST', '/v1/tokens', {
       token: other.token,
       body: { name: 'joined', workspace: t.owner.workspaceName },
@@ -348,6 +381,8 @@ describe('members', () => {
     });
     const me = await api.request('GET', '/v1/me', { token: mine.body.data.token });
     expect(me.body.data).toMatchObject({ workspace: { id: t.owner.workspaceId }, role: 'member' });
+    const list = await api.request('GET', '/v1/members', { token: t.viewer.token });
+    expect(list.body.total_count).toBe(5);
   });
 
   it('never demotes or removes the last owner', async () => {
