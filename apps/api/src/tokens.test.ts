@@ -13,6 +13,21 @@ afterAll(async () => {
   await api?.close();
 });
 
+/** `invitee` joins `admin`'s workspace the only way there is: invited, then accepting with a token of theirs */
+async function joinByInvitation(admin: SeededMember, invitee: SeededMember, role = 'member') {
+  const invited = await api.request('POST', '/v1/members', {
+    token: admin.token,
+    body: { email: invitee.email, role },
+  });
+  expect(invited.status, invited.text).toBe(201);
+  const accepted = await api.request('POST', '/v1/invitations/accept', {
+    token: invitee.token,
+    body: { code: invited.body.data.code },
+  });
+  expect(accepted.status, accepted.text).toBe(200);
+  expect(accepted.body.data).toMatchObject({ workspace: { id: admin.workspaceId }, role });
+}
+
 describe('tokens', () => {
   it('stores only the SHA-256 of a token and shows the secret once', async () => {
     const res = await api.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'laptop' } });
@@ -254,7 +269,7 @@ describe('tokens made with tokens', () => {
   it('revoking a token revokes every token made from it, in any workspace', async () => {
     const a = await api.seedWorkspace();
     const b = await api.seedWorkspace();
-    await api.request('POST', '/v1/members', { token: b.token, body: { email: a.email } });
+    await joinByInvitation(b, a);
     const root = (await api.request('POST', '/v1/tokens', { token: a.token, body: { name: 'root' } })).body
       .data;
     const child = (await api.request('POST', '/v1/tokens', { token: root.token, body: { name: 'child' } }))
@@ -364,45 +379,81 @@ describe('tokens made with tokens', () => {
 });
 
 describe('credentials an admin received (confined tokens)', () => {
-  it("the issue's case: an admin adding an existing user gets no token and no view of the user's workspaces", async () => {
+  it("the issue's case: an admin inviting an existing user gets no token and no view of the user's workspaces", async () => {
     const victim = await api.seedWorkspace();
     const adminOfB = await api.seedWorkspace();
+    const tokensBefore = await api.db.apiToken.count({ where: { userId: victim.userId } });
     const res = await api.request('POST', '/v1/members', {
       token: adminOfB.token,
       body: { email: victim.email },
     });
     expect(res.status).toBe(201);
-    expect(res.body.data.token).toBeNull();
+    expect(Object.keys(res.body.data).sort()).toEqual(['code', 'invitation']);
+    expect(res.text).not.toContain('osm_');
+    expect(res.text).not.toContain(victim.userId);
+    // the victim accepts; still no credential of theirs was made, for the admin or anyone
+    const accepted = await api.request('POST', '/v1/invitations/accept', {
+      token: victim.token,
+      body: { code: res.body.data.code },
+    });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(await api.db.apiToken.count({ where: { userId: victim.userId } })).toBe(tokensBefore);
     // nothing the admin can call lists the victim's other workspace
     const members = await api.request('GET', '/v1/members', { token: adminOfB.token });
+    expect(members.body.items.some((m: { user_id: string }) => m.user_id === victim.userId)).toBe(true);
     expect(members.text).not.toContain(victim.workspaceName);
+    expect(members.text).not.toContain(victim.workspaceId);
     const tokens = await api.request('GET', '/v1/tokens?scope=workspace', { token: adminOfB.token });
+    expect(tokens.status).toBe(200);
     expect(tokens.body.items.every((t: { user_id: string }) => t.user_id !== victim.userId)).toBe(true);
+    expect(tokens.text).not.toContain(victim.workspaceName);
   });
 
-  it('a token issued to a new user works in its workspace only, and so does every token made from it', async () => {
+  it('a confined token (as older deployments hold) works in its workspace only, and so does every token made from it', async () => {
     const b = await api.seedWorkspace();
     const a = await api.seedWorkspace();
-    const email = `new-${Date.now()}@example.test`;
-    const lent = (await api.request('POST', '/v1/members', { token: b.token, body: { email } })).body.data
-      .token;
-    expect(lent.confined).toBe(true);
-    // the same user joins workspace A later; its admin gets no token
-    const joined = await api.request('POST', '/v1/members', { token: a.token, body: { email } });
-    expect(joined.body.data).toMatchObject({ user_created: false, token: null });
-    // whoever holds the lent token (the admin of B saw it) cannot reach A with it
+    // the user has a workspace and a token of their own, and a confined token for B (an admin of B
+    // received it when the user was added the old way)
+    const home = await api.seedWorkspace({ email: `confined-${crypto.randomUUID()}@example.test` });
+    const { email } = home;
+    const lent = await api.addMember(b.workspaceId, 'member', email, { confined: true });
+    expect(lent.userId).toBe(home.userId);
+    const lentMe = await api.request('GET', '/v1/me', { token: lent.token });
+    expect(lentMe.body.data).toMatchObject({ workspace: { id: b.workspaceId }, token: { confined: true } });
+    // the same user is invited to workspace A; the confined token cannot accept for them
+    const invited = await api.request('POST', '/v1/members', { token: a.token, body: { email } });
+    expect(invited.status).toBe(201);
+    expect(invited.text).not.toContain('osm_');
+    const byLent = await api.request('POST', '/v1/invitations/accept', {
+      token: lent.token,
+      body: { code: invited.body.data.code },
+    });
+    expect(byLent.status).toBe(403);
+    expect(byLent.body.error.message).toContain(`works only in workspace ${b.workspaceName}`);
+    expect(
+      await api.db.membership.count({ where: { userId: home.userId, workspaceId: a.workspaceId } }),
+    ).toBe(0);
+    // the user accepts with a token of their own
+    const accepted = await api.request('POST', '/v1/invitations/accept', {
+      token: home.token,
+      body: { code: invited.body.data.code },
+    });
+    expect(accepted.status, accepted.text).toBe(200);
+    // whoever holds the confined token (the admin of B saw it) cannot reach A or the user's own workspace
     const list = await api.request('GET', '/v1/workspaces', { token: lent.token });
     expect(list.body.items.map((w: { id: string }) => w.id)).toEqual([b.workspaceId]);
     expect(list.body.total_count).toBe(1);
-    expect((await api.request('GET', `/v1/workspaces/${a.workspaceId}`, { token: lent.token })).status).toBe(
-      404,
-    );
-    const mint = await api.request('POST', '/v1/tokens', {
-      token: lent.token,
-      body: { name: 'into-a', workspace: a.workspaceName },
-    });
-    expect(mint.status).toBe(403);
-    expect(mint.body.error.message).toContain(`works only in workspace ${b.workspaceName}`);
+    for (const other of [a.workspaceId, home.workspaceId]) {
+      expect((await api.request('GET', `/v1/workspaces/${other}`, { token: lent.token })).status).toBe(404);
+    }
+    for (const target of [a.workspaceName, home.workspaceName]) {
+      const mint = await api.request('POST', '/v1/tokens', {
+        token: lent.token,
+        body: { name: 'elsewhere', workspace: target },
+      });
+      expect(mint.status, target).toBe(403);
+      expect(mint.body.error.message).toContain(`works only in workspace ${b.workspaceName}`);
+    }
     const create = await api.request('POST', '/v1/workspaces', {
       token: lent.token,
       body: { name: `w-${Date.now()}` },
@@ -418,5 +469,12 @@ describe('credentials an admin received (confined tokens)', () => {
     });
     expect(again.status).toBe(403);
     expect(await api.db.apiToken.count({ where: { workspaceId: a.workspaceId, user: { email } } })).toBe(0);
+    // the user's own token still reaches A
+    const own = await api.request('POST', '/v1/tokens', {
+      token: home.token,
+      body: { name: 'into-a', workspace: a.workspaceName },
+    });
+    expect(own.status, own.text).toBe(201);
+    expect(own.body.data.confined).toBe(false);
   });
 });
