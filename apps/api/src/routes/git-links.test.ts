@@ -96,11 +96,22 @@ describe('git links', () => {
       [],
     );
     // a user in both workspaces sees both (the CLI then asks for --workspace)
-    const both = await api.request('POST', '/v1/members', {
+    const invited = await api.request('POST', '/v1/members', {
       token: other.token,
       body: { email: member.email },
     });
-    expect(both.status, both.text).toBeLessThan(300);
+    expect(invited.status, invited.text).toBe(201);
+    // not before they accept
+    expect(
+      GitLinkResolveResponse.parse((await resolve(member, 'acme/bench')).body).data.workspaces.map(
+        (w) => w.name,
+      ),
+    ).toEqual(['acme']);
+    const both = await api.request('POST', '/v1/invitations/accept', {
+      token: member.token,
+      body: { code: invited.body.data.code },
+    });
+    expect(both.status, both.text).toBe(200);
     const names = GitLinkResolveResponse.parse(
       (await resolve(member, 'acme/bench')).body,
     ).data.workspaces.map((w) => w.name);
@@ -108,16 +119,30 @@ describe('git links', () => {
   });
 
   it('a confined token reaches its own workspace only', async () => {
-    const added = await api.request('POST', '/v1/members', {
-      token: other.token,
-      body: { email: 'confined-git@example.test' },
-    });
-    expect(added.status, added.text).toBeLessThan(300);
-    const token = (added.body as { data: { token: { token: string } } }).data.token.token;
-    await api.request('POST', '/v1/members', {
+    // a user of their own workspace, a member of globex through a confined token (as older
+    // deployments hold), who then joins acme by invitation
+    const home = await api.seedWorkspace({ email: `confined-git-${crypto.randomUUID()}@example.test` });
+    const token = (await api.addMember(other.workspaceId, 'member', home.email, { confined: true })).token;
+    const invited = await api.request('POST', '/v1/members', {
       token: owner.token,
-      body: { email: 'confined-git@example.test' },
+      body: { email: home.email },
     });
+    expect(invited.status, invited.text).toBe(201);
+    const accepted = await api.request('POST', '/v1/invitations/accept', {
+      token: home.token,
+      body: { code: invited.body.data.code },
+    });
+    expect(accepted.status, accepted.text).toBe(200);
+    // the user's own token reaches both linked workspaces
+    const own = await api.request('GET', '/v1/git-links/resolve', {
+      token: home.token,
+      headers: { 'x-osmosis-git': 'acme/bench' },
+    });
+    expect(
+      GitLinkResolveResponse.parse(own.body)
+        .data.workspaces.map((w) => w.name)
+        .sort(),
+    ).toEqual(['acme', 'globex']);
     const res = await api.request('GET', '/v1/git-links/resolve', {
       token,
       headers: { 'x-osmosis-git': 'acme/bench' },
