@@ -139,6 +139,28 @@ export const ISOLATION_CASES: IsolationCase[] = [
       if (t?.revokedAt) throw new Error('token of B was revoked');
     },
   },
+  {
+    method: 'DELETE',
+    route: '/v1/invitations/:invitationId',
+    seed: async ({ api, b }) => {
+      const res = await api.request('POST', '/v1/members', {
+        token: b.token,
+        body: { email: `iso-invitee-${crypto.randomUUID()}@example.test` },
+      });
+      if (res.status !== 201) throw new Error(`inviting in B: ${res.status} ${res.text}`);
+      return { invitationId: res.body.data.invitation.id };
+    },
+    url: (_, s) => `/v1/invitations/${s.invitationId}`,
+    verify: async ({ api, b }, s) => {
+      const row = await api.db.invitation.findUnique({ where: { id: s.invitationId } });
+      if (!row || row.revokedAt) throw new Error('invitation of B was cancelled');
+      // and B's admins still see it open (the id was real)
+      const open = await api.request('GET', '/v1/invitations', { token: b.token });
+      if (!open.body.items.some((i: { id: string }) => i.id === s.invitationId)) {
+        throw new Error('invitation of B is no longer listed as open');
+      }
+    },
+  },
   // benchmarks: addressed by key, exact name or id
   {
     method: 'GET',

@@ -67,6 +67,22 @@ describe('a token of workspace A on resources of workspace B', () => {
     expect(workspaces.body.items.map((w: { id: string }) => w.id)).toEqual([a.workspaceId]);
     const me = await api.request('GET', '/v1/me', { token: a.token });
     expect(me.body.data.workspace.id).toBe(a.workspaceId);
+    // invitations: B's open one is listed to B, never to A
+    const invited = await api.request('POST', '/v1/members', {
+      token: ctx.b.token,
+      body: { email: `iso-list-${crypto.randomUUID()}@example.test` },
+    });
+    expect(invited.status, invited.text).toBe(201);
+    const mine = await api.request('POST', '/v1/members', {
+      token: a.token,
+      body: { email: `iso-list-${crypto.randomUUID()}@example.test` },
+    });
+    expect(mine.status, mine.text).toBe(201);
+    const inB = await api.request('GET', '/v1/invitations', { token: ctx.b.token });
+    expect(inB.body.items.map((i: { id: string }) => i.id)).toContain(invited.body.data.invitation.id);
+    const inA = await api.request('GET', '/v1/invitations', { token: a.token });
+    expect(inA.status).toBe(200);
+    expect(inA.body.items.map((i: { id: string }) => i.id)).toEqual([mine.body.data.invitation.id]);
   });
 });
 
