@@ -7,6 +7,7 @@ import { connect } from 'node:net';
 import { ErrorBody } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedRun } from '../../../../test/results-seed.ts';
+import { buildApp } from '../app.ts';
 import { type SeededMember, startTestApi, type TestApi } from '../testing.ts';
 import { MAX_STREAMS_PER_USER, STREAM_ACCESS_RECHECK_MS } from './events-stream.ts';
 
@@ -169,5 +170,49 @@ describe('streams held open by one user', () => {
       { timeout: 5_000 },
     );
     for (const stream of held) stream.abort();
+  });
+
+  it('are bounded across the API processes of a deployment, not per process', async () => {
+    // a second API on the same Postgres, Redis and prefix, as another host would be
+    const second = await buildApp({
+      db: api.db,
+      redis: api.redis,
+      config: { queuePrefix: api.app.config.queuePrefix, authFailureLimit: 1000 },
+      logLevel: 'silent',
+    });
+    await second.listen({ host: '127.0.0.1', port: 0 });
+    const address = second.server.address();
+    const secondUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    try {
+      const { runName } = await runningRun();
+      const user = await api.addMember(owner.workspaceId, 'member');
+      const held: Awaited<ReturnType<typeof openStream>>[] = [];
+      for (let i = 0; i < MAX_STREAMS_PER_USER; i++) held.push(await openStream(runName, user.token));
+      const refused = await fetch(`${secondUrl}/v1/runs/${runName}/stream`, {
+        headers: { authorization: `Bearer ${user.token}` },
+      });
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { error: { details: unknown } }).error.details).toEqual({
+        open_streams: MAX_STREAMS_PER_USER,
+        max_streams: MAX_STREAMS_PER_USER,
+      });
+      // a stream closed on the first API frees a place on the second
+      held.pop()?.abort();
+      await vi.waitFor(
+        async () => {
+          const controller = new AbortController();
+          const res = await fetch(`${secondUrl}/v1/runs/${runName}/stream`, {
+            headers: { authorization: `Bearer ${user.token}` },
+            signal: controller.signal,
+          });
+          controller.abort();
+          expect(res.status).toBe(200);
+        },
+        { timeout: 5_000 },
+      );
+      for (const stream of held) stream.abort();
+    } finally {
+      await second.close();
+    }
   });
 });

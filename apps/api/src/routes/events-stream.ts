@@ -23,18 +23,23 @@ import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { loadRunResults, runOr404 } from '../services/run-results.ts';
 import { backlogCursor, currentRunStatus, runTimes } from '../services/run-stream.ts';
+import { STREAM_LEASE_MS, type StreamLeaseAnswer, StreamLeases } from '../services/stream-leases.ts';
 import { resolveApiTokenById } from '../services/tokens.ts';
 import { RunNameParams } from './results.ts';
 
 export const STREAM_DEFAULT_INTERVAL_MS = 1000;
 const HEARTBEAT_MS = 15_000;
 /**
- * Streams one user may hold open at once (API and pages together, per API process). Each polls
- * Postgres every interval_ms (100 ms at the least): without a bound one member could open
- * thousands and keep the database busy for every workspace.
+ * Streams one user may hold open at once (API and pages together, across every API process of
+ * the deployment: services/stream-leases.ts). Each polls Postgres every interval_ms (100 ms at
+ * the least): without a bound one member could open thousands and keep the database busy for
+ * every workspace.
  */
 export const MAX_STREAMS_PER_USER = 32;
-/** open streams by user, per database (one API's /v1 routes and pages share it) */
+/**
+ * open streams by user, per database (one API's /v1 routes and pages share it): the bound this
+ * process keeps by itself, which still holds while Redis does not answer
+ */
 const openByUser = new WeakMap<object, Map<string, number>>();
 /** How often an open stream checks again that its caller may still read the run. */
 export const STREAM_ACCESS_RECHECK_MS = 5_000;
@@ -115,6 +120,7 @@ export type ServeRunStream = (
  */
 export function runStreamServer(app: FastifyInstance): ServeRunStream {
   const open = new Set<() => void>();
+  const leases = new StreamLeases(app.redis, app.config.queuePrefix, MAX_STREAMS_PER_USER);
   app.addHook('preClose', async () => {
     for (const close of [...open]) close();
   });
@@ -139,12 +145,37 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
       }
       counts.set(userId, held + 1);
     }
+    let lease: string | null = null;
     const release = () => {
       if (userId === undefined) return;
       const left = (counts.get(userId) ?? 1) - 1;
       if (left > 0) counts.set(userId, left);
       else counts.delete(userId);
+      if (lease) {
+        const id = lease;
+        lease = null;
+        leases.release(userId, id).catch((err) => request.log.warn({ err }, 'run stream lease not released'));
+      }
     };
+    if (userId !== undefined) {
+      // the deployment-wide bound: the user's streams on every API process
+      let answer: StreamLeaseAnswer | null = null;
+      try {
+        answer = await leases.acquire(userId);
+      } catch (err) {
+        request.log.warn({ err }, 'run stream leases unavailable: only this process bounds the streams');
+      }
+      if (answer && !answer.ok) {
+        release();
+        throw new ApiError(
+          'RATE_LIMITED',
+          `you have ${answer.held} run streams open, the most one user may hold at once; close some (another tab, a forgotten \`runs watch\`) and try again`,
+          { open_streams: answer.held, max_streams: MAX_STREAMS_PER_USER },
+          { 'retry-after': '5' },
+        );
+      }
+      if (answer?.ok) lease = answer.id;
+    }
 
     reply.hijack();
     const res = reply.raw;
@@ -160,6 +191,7 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
     let closed = false;
     let timer: NodeJS.Timeout | null = null;
     let heartbeat: NodeJS.Timeout | null = null;
+    let leaseRenewal: NodeJS.Timeout | null = null;
     // a backlog page waiting for the socket to drain (drained below): closing wakes it too
     let wake: (() => void) | null = null;
     const close = () => {
@@ -168,6 +200,7 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
       release();
       if (timer) clearTimeout(timer);
       if (heartbeat) clearInterval(heartbeat);
+      if (leaseRenewal) clearInterval(leaseRenewal);
       open.delete(close);
       wake?.();
       res.end();
@@ -180,6 +213,21 @@ export function runStreamServer(app: FastifyInstance): ServeRunStream {
     heartbeat = setInterval(() => {
       if (!closed) res.write(': keep-alive\n\n');
     }, HEARTBEAT_MS);
+    // the lease lives as long as the stream, whether or not its reader keeps up
+    leaseRenewal = setInterval(() => {
+      if (closed || userId === undefined || !lease) return;
+      const id = lease;
+      leases
+        .renew(userId, id)
+        .then(async (held) => {
+          // lapsed (Redis was away or flushed): take a place again if there is one
+          if (held || closed || lease !== id) return;
+          const again = await leases.acquire(userId);
+          if (again.ok && !closed && lease === id) lease = again.id;
+          else if (again.ok) await leases.release(userId, again.id);
+        })
+        .catch((err) => request.log.warn({ err }, 'run stream lease not renewed'));
+    }, STREAM_LEASE_MS / 3);
 
     const drained = () =>
       new Promise<void>((resolve) => {
