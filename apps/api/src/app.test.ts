@@ -85,6 +85,16 @@ describe('error shape', () => {
     const { error } = expectErrorShape(res.body, 'VALIDATION_ERROR');
     const paths = (error.details as { issues: { path: string }[] }).issues.map((i) => i.path).sort();
     expect(paths).toEqual(['body.email', 'body.role', 'body.surprise']);
+    // inviting makes no account, so the fields that named one are refused by name
+    const oldWay = await api.request('POST', '/v1/members', {
+      token: owner.token,
+      body: { email: 'old.way@example.test', display_name: 'Old Way' },
+    });
+    expect(oldWay.status).toBe(400);
+    const refused = expectErrorShape(oldWay.body, 'VALIDATION_ERROR').error;
+    expect((refused.details as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual([
+      'body.display_name',
+    ]);
   });
 
   it('400 on a bad query parameter names it', async () => {
@@ -113,6 +123,7 @@ describe('error shape', () => {
     });
     expect(res.status).toBe(403);
     expectErrorShape(res.body, 'FORBIDDEN');
+    expect(await api.db.invitation.count({ where: { email: 'x@example.test' } })).toBe(0);
   });
 
   it('404 NOT_FOUND for unknown routes, with or without auth', async () => {
@@ -240,6 +251,10 @@ describe('OpenAPI', () => {
       'POST /v1/members',
       'PATCH /v1/members/{userId}',
       'DELETE /v1/members/{userId}',
+      'GET /v1/invitations',
+      'DELETE /v1/invitations/{invitationId}',
+      'POST /v1/invitations/accept',
+      'POST /v1/users',
       'GET /v1/tokens',
       'POST /v1/tokens',
       'DELETE /v1/tokens/{id}',
@@ -251,7 +266,12 @@ describe('OpenAPI', () => {
     // biome-ignore lint/suspicious/noExplicitAny: walking the generated document
     const body = res.body as any;
     const addMember = body.paths['/v1/members'].post;
-    expect(addMember.requestBody.content['application/json'].schema.properties.email).toBeDefined();
+    const addMemberBody = addMember.requestBody.content['application/json'].schema;
+    expect(addMemberBody.properties.email).toBeDefined();
+    expect(addMemberBody.properties.expires_in_days).toBeDefined();
+    // inviting makes no account: the fields that did are gone
+    expect(addMemberBody.properties.display_name).toBeUndefined();
+    expect(addMemberBody.properties.token_name).toBeUndefined();
     expect(addMember.responses['201']).toBeDefined();
     expect(addMember.responses['403']).toBeDefined();
     // every $ref resolves
