@@ -151,7 +151,7 @@ export function register(program: Command): void {
         'Otherwise a new token of yours is made for it with your current credential (OSMOSIS_TOKEN, or\n' +
         'the stored login of --workspace or the default) and stored: it is bounded by that token (never\n' +
         'expires later, never acts with a higher role, is revoked with it). This is how you start using\n' +
-        'a workspace an admin added you to: adding an existing user hands the admin no token of yours.',
+        'a workspace whose invitation you accepted (`osmosis member accept CODE`).',
     )
     .option('--token-name <name>', 'name of the token made for the workspace', 'cli')
     .action(async (workspace: string, options: { tokenName: string }, cmd: Command) => {

@@ -50,6 +50,7 @@ describe('osmosis completion', () => {
         'member',
         'secret',
         'token',
+        'user',
         'webhook',
         'workers',
         'workspace',

@@ -31,8 +31,13 @@ export const featureGroups: CommandGroup[] = [
   },
   {
     name: 'member',
-    summary: 'Members of the workspace: list, add, role, remove',
+    summary: 'Members of the workspace: list, invite (add), accept, invitations, uninvite, role, remove',
     load: () => import('./member.ts'),
+  },
+  {
+    name: 'user',
+    summary: 'User accounts of the platform (its operators): create',
+    load: () => import('./user.ts'),
   },
   {
     name: 'token',

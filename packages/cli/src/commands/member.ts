@@ -1,14 +1,16 @@
-// `osmosis member list | add | role | remove`: members of the workspace (admins and owners
-// change them). Adding an existing user gives you no token of theirs: they start using the
-// workspace with `osmosis auth switch NAME`. A user created by `add` gets a token confined to
-// this workspace, printed once for you to hand over.
+// `osmosis member list | add | accept | invitations | uninvite | role | remove`: members of the
+// workspace (admins and owners change them). `add` invites: it makes no one a member and tells
+// nothing about accounts; it prints a code, once, for the admin to hand over. The invitee accepts
+// it with a login of their own (`member accept`), then uses the workspace with
+// `osmosis auth switch NAME`. Accounts are made by the platform's operators (`osmosis user create`).
+import type { Invitation } from '@osmosis/contracts';
 import { type Command, Option } from 'commander';
 import { authenticatedClient } from '../api.ts';
 import { contextOf } from '../context.ts';
 import { CliError } from '../errors.ts';
 import type { ApiClient } from '../http.ts';
-import { addListOptions, addYesOption } from '../options.ts';
-import { note, printAction, printList, printObject } from '../output.ts';
+import { addListOptions, addYesOption, intArg } from '../options.ts';
+import { note, printAction, printList, printObject, step } from '../output.ts';
 import { confirm } from '../prompt.ts';
 import { renderKeyValue } from '../table.ts';
 
@@ -27,8 +29,28 @@ async function userIdOf(client: ApiClient, ref: string): Promise<{ id: string; e
   return { id: found.user_id, email: found.email };
 }
 
+/** An open invitation from its id or the invited e-mail (looked up in the open invitations). */
+async function openInvitationOf(client: ApiClient, ref: string): Promise<Invitation> {
+  const { ListInvitationsResponse } = await import('@osmosis/contracts');
+  const open = await client.list('/v1/invitations', ListInvitationsResponse, { all: true });
+  const wanted = ref.trim().toLowerCase();
+  const found = open.items.find((i) => i.id === wanted || i.email === wanted);
+  if (!found) {
+    throw new CliError('NOT_FOUND', `no open invitation ${ref} in this workspace`, {
+      hint: 'see the open invitations with `osmosis member invitations`',
+    });
+  }
+  return found;
+}
+
+const shortTime = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+
 export function register(program: Command): void {
-  const member = program.command('member').description('Members of the workspace: list, add, role, remove');
+  const member = program
+    .command('member')
+    .description(
+      'Members of the workspace: list, invite (add), accept an invitation, open invitations, uninvite, role, remove',
+    );
 
   addListOptions(member.command('list').description('Members and their roles'), {
     allHelp: 'every member',
@@ -55,46 +77,152 @@ export function register(program: Command): void {
     .command('add')
     .argument('<email>', "the user's e-mail address")
     .description(
-      'Add a user with a role (admins and owners). An existing user gets the membership only: they\n' +
-        'make their own token for this workspace (`osmosis auth switch WORKSPACE`). A new user is\n' +
-        'created with a token that works only in this workspace, printed once for you to hand over.',
+      'Invite a user with a role (admins and owners; the owner role: owners only). No one becomes a\n' +
+        'member here: you get a code, shown once, to hand over privately, and they accept it with a\n' +
+        'login of their own (`osmosis member accept CODE`). The answer is the same whether or not the\n' +
+        'e-mail has an account; without one, an operator of the platform makes it (`osmosis user create`).\n' +
+        'Inviting an e-mail again replaces its open invitation (the newest code counts).',
     )
-    .addOption(new Option('--role <role>', 'their role').choices(ROLES).default('member'))
-    .option('--display-name <name>', "a new user's display name")
-    .action(async (email: string, options: { role: string; displayName?: string }, cmd: Command) => {
+    .addOption(new Option('--role <role>', 'their role once they accept').choices(ROLES).default('member'))
+    .option('--expires-in-days <n>', 'days until the code expires (1 to 30)', intArg(1, 30), 7)
+    .action(async (email: string, options: { role: string; expiresInDays: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const client = authenticatedClient(ctx);
       const { AddMemberResponse } = await import('@osmosis/contracts');
-      const added = (
+      const invited = (
         await client.post('/v1/members', AddMemberResponse, {
-          body: {
-            email,
-            role: options.role,
-            ...(options.displayName ? { display_name: options.displayName } : {}),
-          },
+          body: { email, role: options.role, expires_in_days: options.expiresInDays },
         })
       ).data;
-      const workspace = client.credential.login?.workspace_name ?? 'WORKSPACE';
-      printObject(ctx, added, (a) =>
-        renderKeyValue(
-          [
-            ['Member', a.member.email],
-            ['Role', a.member.role],
-            ['User', a.user_created ? 'created' : 'existing'],
-            ...(a.token
-              ? ([['Token', a.token.token]] as [string, string][])
-              : ([['Token', `none: they run \`osmosis auth switch ${workspace}\``]] as [string, string][])),
-          ],
-          { color: ctx.color },
-        ),
+      printObject(
+        ctx,
+        invited,
+        (i) =>
+          renderKeyValue(
+            [
+              ['Invited', i.invitation.email],
+              ['Role', i.invitation.role],
+              ['Expires', shortTime(i.invitation.expires_at)],
+              ['Invitation id', i.invitation.id],
+              ['Code', i.code],
+            ],
+            { color: ctx.color },
+          ),
+        (i) => [
+          `Invited: ${i.invitation.email}`,
+          `Role: ${i.invitation.role}`,
+          `Expires: ${i.invitation.expires_at}`,
+          `Invitation id: ${i.invitation.id}`,
+          `Code: ${i.code}`,
+        ],
       );
-      if (added.token) {
-        note(
-          ctx,
-          'Hand this token to them once, privately; it works only in this workspace. They can make tokens of their own with it (`osmosis token create`).',
-        );
-      }
+      note(
+        ctx,
+        `The code is shown only now: hand it to ${invited.invitation.email} privately. They accept it with their own login: \`osmosis member accept CODE\`. If they have no account yet, an operator of the platform makes one: \`osmosis user create ${invited.invitation.email}\`.`,
+      );
     });
+
+  member
+    .command('accept')
+    .argument('<code>', 'the invitation code (osminv_…) an admin handed you')
+    .description(
+      'Accept an invitation made for your e-mail: you become a member of its workspace with its role.\n' +
+        'Use a login of your own (not a token an admin handed you, not a read-only one); then\n' +
+        '`osmosis auth switch WORKSPACE` makes a token of yours for that workspace and uses it.',
+    )
+    .action(async (code: string, _options: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const client = authenticatedClient(ctx);
+      const { AcceptInvitationResponse } = await import('@osmosis/contracts');
+      const accepted = (
+        await client
+          .post('/v1/invitations/accept', AcceptInvitationResponse, { body: { code: code.trim() } })
+          .catch((err: unknown) => {
+            if (err instanceof CliError && err.code === 'FORBIDDEN') {
+              throw new CliError(err.code, err.message, {
+                details: err.details,
+                status: err.status,
+                hint: 'log in with a token you made yourself (`osmosis auth login --token`), then accept again',
+              });
+            }
+            throw err;
+          })
+      ).data;
+      const name = accepted.workspace.name;
+      printAction(ctx, {
+        status: 'success',
+        operation: 'member.accept',
+        resource: {
+          type: 'workspace',
+          id: accepted.workspace.id,
+          name,
+          role: accepted.role,
+          joined_at: accepted.joined_at,
+        },
+        message: `You are now ${accepted.role} in workspace ${name}.`,
+        next_steps_structured: [step(`Use workspace ${name}`, `osmosis auth switch ${name}`)],
+      });
+    });
+
+  addListOptions(
+    member
+      .command('invitations')
+      .description(
+        'Open invitations of the workspace: not yet accepted, cancelled or expired (admins and owners)',
+      ),
+    { allHelp: 'every open invitation' },
+  ).action(async (options: { limit: number; all?: boolean }, cmd: Command) => {
+    const ctx = contextOf(cmd);
+    const client = authenticatedClient(ctx);
+    const { ListInvitationsResponse } = await import('@osmosis/contracts');
+    const page = await client.list('/v1/invitations', ListInvitationsResponse, {
+      limit: options.limit,
+      all: options.all,
+    });
+    printList(ctx, page, {
+      columns: [
+        { header: 'Email', value: (i) => i.email, noShrink: true },
+        { header: 'Role', value: (i) => i.role },
+        { header: 'Invited by', value: (i) => i.invited_by ?? '' },
+        { header: 'Expires', value: (i) => shortTime(i.expires_at) },
+        { header: 'Id', value: (i) => i.id },
+      ],
+      empty: 'No open invitations. Invite someone with `osmosis member add EMAIL`.',
+    });
+  });
+
+  addYesOption(
+    member
+      .command('uninvite')
+      .argument('<invitation>', 'invitation id or e-mail (osmosis member invitations)')
+      .description('Cancel an open invitation: its code stops working (admins and owners)'),
+  ).action(async (ref: string, options: { yes?: boolean }, cmd: Command) => {
+    const ctx = contextOf(cmd);
+    const client = authenticatedClient(ctx);
+    const { InvitationResponse } = await import('@osmosis/contracts');
+    const invitation = await openInvitationOf(client, ref);
+    const ok = await confirm(ctx, {
+      message: `Cancel the invitation of ${invitation.email} (${invitation.role})? Its code stops working.`,
+      yes: options.yes === true,
+    });
+    if (!ok) {
+      printAction(ctx, {
+        status: 'cancelled',
+        operation: 'member.uninvite',
+        message: 'Nothing was changed.',
+      });
+      return;
+    }
+    const cancelled = (
+      await client.delete(`/v1/invitations/${encodeURIComponent(invitation.id)}`, InvitationResponse)
+    ).data;
+    printAction(ctx, {
+      status: 'success',
+      operation: 'member.uninvite',
+      resource: { type: 'invitation', id: cancelled.id, name: cancelled.email, role: cancelled.role },
+      message: `Cancelled the invitation of ${cancelled.email}; its code no longer works.`,
+    });
+  });
 
   member
     .command('role')

@@ -75,7 +75,7 @@ export function register(program: Command): void {
         message: options.login
           ? `Created workspace ${created.workspace.name}; you are its owner, logged in to it (saved to ${credentialsPath(ctx.configDir)}).`
           : `Created workspace ${created.workspace.name}; you are its owner. Its token (shown once): ${created.token.token}`,
-        next_steps_structured: [step('Add a member', 'osmosis member add EMAIL --role member')],
+        next_steps_structured: [step('Invite a member', 'osmosis member add EMAIL --role member')],
       });
     });
 }
