@@ -263,23 +263,52 @@ describe('tenancy rules through the CLI', () => {
   const json = (r: Result) => JSON.parse(r.stdout);
   const error = (r: Result) => CliErrorEnvelope.parse(JSON.parse(r.stderr)).error;
 
-  it('member add: an existing user gets no token (they switch with their own); a new one gets a confined token', async () => {
+  it('member add invites; the invitee accepts the code with their own login, then switches into the workspace', async () => {
     const admin = person();
     const grace = person();
     expect((await admin(['auth', 'login', '--token'], { input: owner.token })).code).toBe(0);
     expect((await grace(['auth', 'login', '--token'], { input: other.token })).code).toBe(0);
 
-    const existing = await admin(['--json', 'member', 'add', 'grace@globex.test', '--role', 'member']);
-    expect(existing.code).toBe(0);
-    expect(json(existing).data).toMatchObject({
-      user_created: false,
-      token: null,
-      member: { role: 'member' },
+    const invited = await admin([
+      '--json',
+      'member',
+      'add',
+      'grace@globex.test',
+      '--role',
+      'member',
+      '--expires-in-days',
+      '3',
+    ]);
+    expect(invited.code, invited.stderr).toBe(0);
+    const data = json(invited).data;
+    expect(data).toMatchObject({
+      invitation: { email: 'grace@globex.test', role: 'member', invited_by: 'ada@acme.test' },
+      code: expect.stringMatching(/^osminv_/),
     });
-    const human = await admin(['member', 'add', other.email.replace('grace', 'grace2'), '--role', 'viewer']);
-    expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^Token\s+osm_/m);
-    expect(human.stderr).toContain('works only in this workspace');
+    const days =
+      (Date.parse(data.invitation.expires_at) - Date.parse(data.invitation.created_at)) / 86_400_000;
+    expect(days).toBeCloseTo(3, 5);
+    // inviting makes no one a member
+    const members = json(await admin(['--json', 'member', 'list'])).items.map(
+      (m: { email: string }) => m.email,
+    );
+    expect(members).not.toContain('grace@globex.test');
+    // the switch fails before accepting: grace is no member of acme yet
+    const early = await grace(['--json', 'auth', 'switch', 'acme']);
+    expect(early.code).toBe(1);
+
+    const accepted = await grace(['--json', 'member', 'accept', data.code]);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(json(accepted)).toMatchObject({
+      status: 'success',
+      operation: 'member.accept',
+      resource: { type: 'workspace', name: 'acme', role: 'member' },
+      next_steps_structured: [expect.objectContaining({ command: 'osmosis auth switch acme' })],
+    });
+    // the code is single-use
+    const again = await grace(['member', 'accept', data.code]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('no open invitation with this code for grace@globex.test');
 
     // grace starts using acme with a token of her own, made with her globex login
     const switched = await grace(['--json', 'auth', 'switch', 'acme']);
@@ -305,28 +334,178 @@ describe('tenancy rules through the CLI', () => {
         .items.map((w: { name: string }) => w.name)
         .sort(),
     ).toEqual(['acme', 'globex']);
+    expect(json(await admin(['--json', 'member', 'list'])).items).toContainEqual(
+      expect.objectContaining({ email: 'grace@globex.test', role: 'member' }),
+    );
+    // inviting a member again: refused, with the API's reason
+    const twice = await admin(['--json', 'member', 'add', 'grace@globex.test']);
+    expect(twice.code).toBe(1);
+    expect(error(twice).message).toContain('already a member');
   });
 
-  it('a token an admin received for a new user cannot reach another workspace', async () => {
+  it('member add for an e-mail with no account: the same kind of answer, in the human output too; someone else cannot accept it', async () => {
     const admin = person();
-    await admin(['auth', 'login', '--token'], { input: other.token });
-    const added = await admin(['--json', 'member', 'add', 'newbie@example.test']);
-    const lent = json(added).data.token.token as string;
-    // newbie is then added to acme as an existing user
-    await api.request('POST', '/v1/members', { token: owner.token, body: { email: 'newbie@example.test' } });
+    expect((await admin(['auth', 'login', '--token'], { input: owner.token })).code).toBe(0);
+    const human = await admin(['member', 'add', 'nobody-yet@example.test', '--role', 'viewer']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^Invited\s+nobody-yet@example\.test$/m);
+    expect(human.stdout).toMatch(/^Role\s+viewer$/m);
+    expect(human.stdout).toMatch(/^Expires\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/m);
+    const code = /^Code\s+(osminv_\S+)$/m.exec(human.stdout)?.[1];
+    expect(code).toBeDefined();
+    expect(human.stderr).toContain('hand it to nobody-yet@example.test privately');
+    expect(human.stderr).toContain('osmosis member accept CODE');
+    expect(human.stderr).toContain('osmosis user create nobody-yet@example.test');
+    // the JSON answer has the same keys as for an existing account
+    const asJson = await admin(['--json', 'member', 'add', 'nobody-yet-2@example.test']);
+    const { workspace_directory: _, ...answer } = json(asJson).data;
+    expect(Object.keys(answer).sort()).toEqual(['code', 'invitation']);
+    expect(Object.keys(json(asJson).data.invitation).sort()).toEqual(
+      ['created_at', 'email', 'expires_at', 'id', 'invited_by', 'role'].sort(),
+    );
+    // a code reaching the wrong person does nothing
+    const stranger = person();
+    await stranger(['auth', 'login', '--token'], { input: other.token });
+    const wrong = await stranger(['--json', 'member', 'accept', code as string]);
+    expect(wrong.code).toBe(1);
+    expect(error(wrong)).toMatchObject({ details: { platform_code: 'NOT_FOUND' } });
+    // bad --expires-in-days: a bad command line
+    const bad = await admin(['member', 'add', 'x@example.test', '--expires-in-days', '31']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('from 1 to 30');
+  });
+
+  it('member invitations lists the open invitations; member uninvite cancels one (then accept is a 404)', async () => {
+    const admin = person();
+    expect((await admin(['auth', 'login', '--token'], { input: owner.token })).code).toBe(0);
+    const invitee = await api.seedWorkspace({ name: 'initech', email: 'ian@initech.test' });
+    const add = await admin(['--json', 'member', 'add', 'ian@initech.test', '--role', 'admin']);
+    expect(add.code, add.stderr).toBe(0);
+    const { invitation, code } = json(add).data;
+
+    const listed = await admin(['--json', 'member', 'invitations']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(json(listed).items).toContainEqual(
+      expect.objectContaining({ id: invitation.id, email: 'ian@initech.test', role: 'admin' }),
+    );
+    const table = await admin(['member', 'invitations']);
+    expect(table.stdout).toMatch(/^Email\s+Role\s+Invited by\s+Expires\s+Id$/m);
+    expect(table.stdout).toMatch(/^ian@initech\.test\s+admin\s+ada@acme\.test\s/m);
+
+    // confirmation is required without a terminal
+    const unconfirmed = await admin(['--json', 'member', 'uninvite', 'ian@initech.test']);
+    expect(unconfirmed.code).not.toBe(0);
+    expect(
+      json(await admin(['--json', 'member', 'invitations'])).items.map((i: { id: string }) => i.id),
+    ).toContain(invitation.id);
+    const missing = await admin(['--json', 'member', 'uninvite', 'no-such@example.test', '--yes']);
+    expect(missing.code).toBe(1);
+    expect(error(missing)).toMatchObject({ code: 'NOT_FOUND' });
+    expect(error(missing).hint).toContain('osmosis member invitations');
+
+    // by e-mail (any case)
+    const cancelled = await admin(['--json', 'member', 'uninvite', 'IAN@initech.test', '--yes']);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(json(cancelled)).toMatchObject({
+      status: 'success',
+      operation: 'member.uninvite',
+      resource: { type: 'invitation', id: invitation.id, name: 'ian@initech.test' },
+    });
+    expect(
+      json(await admin(['--json', 'member', 'invitations'])).items.map((i: { id: string }) => i.id),
+    ).not.toContain(invitation.id);
+
+    const ian = person();
+    await ian(['auth', 'login', '--token'], { input: invitee.token });
+    const refused = await ian(['--json', 'member', 'accept', code]);
+    expect(refused.code).toBe(1);
+    expect(error(refused)).toMatchObject({ code: 'NOT_FOUND', details: { platform_code: 'NOT_FOUND' } });
+    expect(error(refused).message).toContain('no open invitation with this code for ian@initech.test');
+
+    // by id: a fresh invitation
+    const second = json(await admin(['--json', 'member', 'add', 'ian@initech.test'])).data;
+    const byId = await admin(['member', 'uninvite', second.invitation.id, '--yes']);
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(byId.stdout).toContain('Cancelled the invitation of ian@initech.test');
+    expect((await ian(['member', 'accept', second.code])).code).toBe(1);
+    const workspaces = json(await ian(['--json', 'workspace', 'list'])).items.map(
+      (w: { name: string }) => w.name,
+    );
+    expect(workspaces).toEqual(['initech']);
+  });
+
+  it('a confined token (an admin received it for a user, as older deployments did) cannot accept an invitation nor reach another workspace', async () => {
+    const lent = await api.addMember(other.workspaceId, 'member', 'newbie@example.test', { confined: true });
+    const admin = person();
+    await admin(['auth', 'login', '--token'], { input: owner.token });
+    const code = json(await admin(['--json', 'member', 'add', 'newbie@example.test'])).data.code as string;
     const holder = person();
-    expect((await holder(['auth', 'login', '--token'], { input: lent })).code).toBe(0);
+    expect((await holder(['auth', 'login', '--token'], { input: lent.token })).code).toBe(0);
     const who = await holder(['auth', 'whoami']);
     expect(who.stdout).toMatch(/^Reach\s+this workspace only/m);
+    const accept = await holder(['--json', 'member', 'accept', code]);
+    expect(accept.code).toBe(1);
+    expect(error(accept)).toMatchObject({ code: 'PLATFORM_ERROR', details: { platform_code: 'FORBIDDEN' } });
+    expect(error(accept).message).toContain('works only in workspace globex');
+    expect(error(accept).hint).toContain('a token you made yourself');
     const switched = await holder(['--json', 'auth', 'switch', 'acme']);
     expect(switched.code).toBe(1);
-    expect(error(switched)).toMatchObject({
-      code: 'PLATFORM_ERROR',
-      details: { platform_code: 'FORBIDDEN' },
-    });
-    expect(error(switched).message).toContain('works only in workspace globex');
     const list = await holder(['--json', 'workspace', 'list']);
     expect(json(list).items.map((w: { name: string }) => w.name)).toEqual(['globex']);
+  });
+
+  it('user create: an operator makes an account (its own workspace and a token, printed once); anyone else is refused', async () => {
+    const operator = await api.seedWorkspace({ name: 'ops', email: 'olga@ops.test', operator: true });
+    const op = person();
+    expect((await op(['auth', 'login', '--token'], { input: operator.token })).code).toBe(0);
+    const made = await op([
+      '--json',
+      'user',
+      'create',
+      'hedy@example.test',
+      '--display-name',
+      'Hedy',
+      '--workspace-name',
+      'hedy-lab',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    const data = json(made).data;
+    expect(data).toMatchObject({
+      user: { email: 'hedy@example.test', display_name: 'Hedy' },
+      workspace: { name: 'hedy-lab' },
+      token: { token: expect.stringMatching(/^osm_/), workspace: { name: 'hedy-lab' } },
+    });
+    // the token works: hedy owns her workspace
+    const hedy = person();
+    expect((await hedy(['auth', 'login', '--token'], { input: data.token.token })).code).toBe(0);
+    expect(json(await hedy(['--json', 'auth', 'whoami'])).data).toMatchObject({
+      user: { email: 'hedy@example.test' },
+      workspace: { name: 'hedy-lab' },
+      role: 'owner',
+    });
+    // the human output prints the token and says what to do with it
+    const human = await op(['user', 'create', 'lin@example.test']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^User\s+lin@example\.test$/m);
+    expect(human.stdout).toMatch(/^Token\s+osm_/m);
+    expect(human.stderr).toContain('hand it to lin@example.test privately');
+    expect(human.stderr).toContain('osmosis token create');
+    expect(human.stderr).toContain('osmosis token revoke');
+
+    // an owner of a workspace who is no operator: refused, and told why and what to do instead
+    const admin = person();
+    await admin(['auth', 'login', '--token'], { input: owner.token });
+    const refused = await admin(['--json', 'user', 'create', 'someone@example.test']);
+    expect(refused.code).toBe(1);
+    expect(error(refused)).toMatchObject({ details: { platform_code: 'FORBIDDEN' } });
+    expect(error(refused).message).toContain('only operators of the platform make user accounts');
+    expect(error(refused).hint).toContain('osmosis member add EMAIL');
+    const plain = await admin(['user', 'create', 'someone@example.test']);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain('only operators of the platform make user accounts');
+    // nothing was made: an operator can still make that account
+    const later = await op(['--json', 'user', 'create', 'someone@example.test']);
+    expect(later.code, later.stderr).toBe(0);
   });
 
   it('token create: bounded by the token used (role and expiry), and a read-only token cannot write', async () => {

@@ -286,11 +286,17 @@ describe('inside a git repository, as upstream', { timeout: 300_000 }, () => {
     // the script above logged acme's seeded owner out (its token is revoked): another owner
     const acmeOwner = await api.addMember(acme.workspaceId, 'owner', 'otto@acme.test');
     const grace = await api.addMember(globex.workspaceId, 'owner', 'grace2@globex.test');
-    const added = await api.request('POST', '/v1/members', {
-      token: acmeOwner.token,
-      body: { email: 'grace2@globex.test' },
+    // acme's owner invites grace2; she accepts with her own (globex) token
+    const invited = await sh(['--json', 'member', 'add', 'grace2@globex.test'], {
+      env: { OSMOSIS_TOKEN: acmeOwner.token },
     });
-    expect(added.status, added.text).toBeLessThan(300);
+    expect(invited.code, invited.stderr).toBe(0);
+    const code = JSON.parse(invited.stdout).data.code as string;
+    const accepted = action(
+      await sh(['--json', 'member', 'accept', code], { env: { OSMOSIS_TOKEN: grace.token } }),
+      'member.accept',
+    );
+    expect(accepted.resource).toMatchObject({ name: 'acme', role: 'member' });
     const ownToken = await api.request('POST', '/v1/tokens', {
       token: grace.token,
       body: { name: 'acme', workspace: 'acme' },
