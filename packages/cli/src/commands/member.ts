@@ -76,6 +76,7 @@ export function register(program: Command): void {
   member
     .command('add')
     .argument('<email>', "the user's e-mail address")
+    .summary('Invite a user with a role: prints a code, once, for them to accept')
     .description(
       'Invite a user with a role (admins and owners; the owner role: owners only). No one becomes a\n' +
         'member here: you get a code, shown once, to hand over privately, and they accept it with a\n' +
@@ -125,6 +126,7 @@ export function register(program: Command): void {
   member
     .command('accept')
     .argument('<code>', 'the invitation code (osminv_…) an admin handed you')
+    .summary('Accept an invitation made for your e-mail, with a login of your own')
     .description(
       'Accept an invitation made for your e-mail: you become a member of its workspace with its role.\n' +
         'Use a login of your own (not a token an admin handed you, not a read-only one); then\n' +
