@@ -152,14 +152,16 @@ export function operatorRefusal(auth: AuthContext): string | null {
 }
 
 /**
- * Route guard of the deployment-wide views (workers, queues): operators only, whatever their role
- * in the workspace. Any member can make a workspace and own it, so a role is no bound here.
+ * Route guard of the deployment-wide views (workers, queues) and actions (making accounts):
+ * operators only, whatever their role in the workspace. Any member can make a workspace and own
+ * it, so a role is no bound here. A route whose refusal the views' wording would not explain
+ * passes its own message.
  */
-export function requireOperator() {
+export function requireOperator(refusalMessage?: string) {
   return async function operatorGuard(request: FastifyRequest): Promise<void> {
     if (!request.auth) throw ApiError.unauthenticated();
     const refusal = operatorRefusal(request.auth);
-    if (refusal) throw ApiError.forbidden(refusal);
+    if (refusal) throw ApiError.forbidden(refusalMessage ?? refusal);
   };
 }
 

@@ -267,7 +267,10 @@ describe('POST /v1/users (operators make accounts)', () => {
     const email = `n-${crypto.randomUUID()}@example.test`;
     const res = await api.request('POST', '/v1/users', { token: owner.token, body: { email } });
     expect(res.status).toBe(403);
-    expect(res.body.error.message).toContain('operators');
+    expect(res.body.error.message).toContain("only the deployment's operators make user accounts");
+    // the refusal says what a workspace admin does instead, not the deployment views' wording
+    expect(res.body.error.message).toContain('osmosis member add EMAIL');
+    expect(res.body.error.message).not.toContain('this view');
     expect(await api.db.user.count({ where: { email } })).toBe(0);
   });
 

@@ -12,7 +12,9 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/users',
     {
-      preHandler: requireOperator(),
+      preHandler: requireOperator(
+        "only the deployment's operators make user accounts, whatever your role in a workspace: to bring someone into your workspace, invite them (POST /v1/members, `osmosis member add EMAIL`); for an account, ask whoever runs the platform",
+      ),
       // an operator's role in the token's workspace is no bound here; a read-only token is
       config: { allowViewer: true },
       schema: {
