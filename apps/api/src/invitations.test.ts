@@ -288,4 +288,51 @@ describe('POST /v1/users (operators make accounts)', () => {
     expect(named.status).toBe(409);
     expect(named.body.error.message).toContain(taken.workspaceName);
   });
+
+  it('refuses hostile input with a 4xx and makes nothing: no token, a read-only token, bad bodies, racing creates', async () => {
+    const operator = await api.seedWorkspace({ operator: true });
+    const email = `h-${crypto.randomUUID()}@example.test`;
+    const made = () => api.db.user.count({ where: { email } });
+
+    expect((await api.request('POST', '/v1/users', { body: { email } })).status).toBe(401);
+    const readOnly = await api.request('POST', '/v1/tokens', {
+      token: operator.token,
+      body: { name: 'ro', role: 'viewer' },
+    });
+    const byReadOnly = await api.request('POST', '/v1/users', {
+      token: readOnly.body.data.token,
+      body: { email },
+    });
+    expect(byReadOnly.status).toBe(403);
+    expect(byReadOnly.body.error.message).toContain('read only');
+
+    const bodies: unknown[] = [
+      { email, is_operator: true }, // no way to mint an operator through the API
+      { email: 'not-an-email' },
+      { email: `a\r\nX-Injected: 1@example.test` },
+      { email: `${'a'.repeat(250)}@example.test` },
+      { email, workspace: '../../etc' },
+      { email, workspace: 'a'.repeat(500) },
+      { email, display_name: 'x'.repeat(10_000) },
+      { email, display_name: '   ' },
+      [email],
+      'plain text',
+    ];
+    for (const body of bodies) {
+      const res = await api.request('POST', '/v1/users', { token: operator.token, body });
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+    }
+    expect(await made()).toBe(0);
+
+    // ten racing creates of one e-mail: one account, the rest a 409, never a 500
+    const raced = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        api.request('POST', '/v1/users', { token: operator.token, body: { email } }),
+      ),
+    );
+    expect(raced.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(409)]);
+    expect(await made()).toBe(1);
+    const user = await api.db.user.findUniqueOrThrow({ where: { email } });
+    expect(user.isOperator).toBe(false);
+  });
 });
