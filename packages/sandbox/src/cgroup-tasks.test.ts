@@ -62,6 +62,11 @@ describe('containerTaskCount of a real sandbox', () => {
   it.runIf(engineCgroupsVisible())(
     'counts docker-init and the keeper when idle, and what an exec left running',
     async () => {
+      // docker-init forks the keeper just after the container starts; until then the cgroup
+      // holds one task (the sweep then runs its exec, which is safe), so wait for the fork.
+      await expect
+        .poll(() => containerTaskCount(sandbox.id), { timeout: 5_000, interval: 20 })
+        .toBeGreaterThanOrEqual(2);
       expect(await containerTaskCount(sandbox.id)).toBe(2);
       await sandbox.exec('setsid sleep 1000 >/dev/null 2>&1 &');
       expect(await containerTaskCount(sandbox.id)).toBeGreaterThanOrEqual(3);
