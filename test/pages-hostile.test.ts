@@ -103,6 +103,32 @@ describe('pages under hostile input', () => {
     expect((await get(api.url, '/benchmarks/their-bench', who)).status).toBe(404);
   });
 
+  it('refuses a page position that is not one with a 400 naming it, never a silent first page', async () => {
+    const refused: Array<[string, string]> = [
+      ['/runs?offset=-1', 'invalid offset: "-1" is not an offset'],
+      ['/runs?offset=1e3', 'invalid offset: "1e3" is not an offset'],
+      ['/runs?offset=2', 'invalid offset: 2 is past the end of the list (2 row(s))'],
+      ['/runs/calm-heron?page=0', 'invalid page: "0" is not a page number'],
+      ['/runs/calm-heron?page=abc', 'invalid page: "abc" is not a page number'],
+      ['/runs/calm-heron?page=2', 'invalid page: page 2 is past the last page, 1'],
+      ['/benchmarks/hostile-bench?page=1.5', 'invalid page: "1.5" is not a page number'],
+      ['/benchmarks/hostile-bench?page=9', 'invalid page: page 9 is past the last page, 1'],
+    ];
+    for (const [p, message] of refused) {
+      const res = await get(api.url, p, who);
+      expect(res.status, p).toBe(400);
+      expect(res.text, p).toContain(message.replaceAll('"', '&quot;'));
+    }
+    for (const p of [
+      '/runs?offset=0',
+      '/runs?offset=1',
+      '/runs/calm-heron?page=1',
+      '/benchmarks/hostile-bench?page=1',
+    ]) {
+      expect((await get(api.url, p, who)).status, p).toBe(200);
+    }
+  });
+
   it("answers the download links as the /v1 download route does: 409 before outputs, 404 for a hostile or another workspace's file", async () => {
     const summary = await get(api.url, '/runs/calm-heron/files/summary.csv', who);
     expect(summary.status).toBe(200);

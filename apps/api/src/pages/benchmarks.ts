@@ -10,6 +10,7 @@ import { intervalSvg } from './charts.ts';
 import { type PageContext, page } from './context.ts';
 import { count, duration, passAt1, pct, TIED_RANK_NOTE, usd, when } from './format.ts';
 import { type Html, html, qs, raw } from './html.ts';
+import { assertPageExists, pageNumberOf } from './page-position.ts';
 import { comparableCell, comparableFilter, comparableHeader, leaderboardFor } from './quality.ts';
 
 const enc = encodeURIComponent;
@@ -68,9 +69,10 @@ export async function benchmarkPage(
       (!difficulty || (difficulty === 'none' ? t.difficulty === null : t.difficulty === difficulty)) &&
       (!q || t.name.toLowerCase().includes(q)),
   );
-  const pageNo = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
-  const shown = filtered.slice((pageNo - 1) * TASKS_PER_PAGE, pageNo * TASKS_PER_PAGE);
+  const pageNo = pageNumberOf(query, 'page');
   const pages = Math.max(1, Math.ceil(filtered.length / TASKS_PER_PAGE));
+  assertPageExists('page', pageNo, pages);
+  const shown = filtered.slice((pageNo - 1) * TASKS_PER_PAGE, pageNo * TASKS_PER_PAGE);
   const link = (p: number) => `/benchmarks/${enc(b.key)}${qs({ category, difficulty, q: query.q, page: p })}`;
   const sourceUrl = b.source_url && /^https?:\/\//.test(b.source_url) ? b.source_url : null;
   const hasK = b.leaderboard.some((e) => e.pass_at_k && e.pass_at_k.k > 1);

@@ -27,6 +27,7 @@ import { type PageContext, PageError, page, parseQuery } from './context.ts';
 import { count, duration, passAt1, pct, TIED_RANK_NOTE, usd, when } from './format.ts';
 import { type Html, html, qs, raw } from './html.ts';
 import { LIVE_SCRIPT } from './live-script.ts';
+import { assertOffsetInside, assertPageExists, offsetOf, pageNumberOf } from './page-position.ts';
 import { qualitySection } from './quality.ts';
 import { runCharts } from './run-charts.ts';
 import { comparisonSection } from './run-compare.ts';
@@ -61,7 +62,7 @@ function progressBar(p: { done: number; total: number; fraction: number }) {
 }
 
 export async function runsPage(ctx: PageContext, reply: FastifyReply, query: Record<string, string>) {
-  const offset = Math.max(0, Number.parseInt(query.offset ?? '0', 10) || 0);
+  const offset = offsetOf(query, 'offset');
   // ?benchmark=KEY: the runs on one benchmark (the /v1 filter takes a key, exact name or id)
   const benchmark = query.benchmark || undefined;
   const list = await listRuns(
@@ -69,6 +70,7 @@ export async function runsPage(ctx: PageContext, reply: FastifyReply, query: Rec
     ctx.auth.workspace.id,
     parseQuery(RunListQuery, { limit: '50', offset: String(offset), benchmark }),
   );
+  assertOffsetInside('offset', offset, list.total_count);
   const pageOf = (at: number) => `/runs${qs({ benchmark, offset: String(at) })}`;
   return page(
     reply,
@@ -123,7 +125,7 @@ export async function runPage(
   if (!results || !run) throw new PageError(404, 'run');
   const show = query.show === 'failed' || query.show === 'errored' ? query.show : '';
   const category = query.category ?? '';
-  const pageNo = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+  const pageNo = pageNumberOf(query, 'page');
   const terminal = isTerminalRunStatus(results.status);
   // independent reads, side by side (one Promise.all: a failure of one is never left unhandled)
   const [faultsByRun, { tasks, categories, totalTasks, attempts }, comparison, retry, charts] =
@@ -152,6 +154,7 @@ export async function runPage(
   }
   const byIndex = [...results.agents].sort((a, b) => a.index - b.index);
   const pages = Math.max(1, Math.ceil(totalTasks / GRID_TASKS_PER_PAGE));
+  assertPageExists('page', pageNo, pages);
   const self = `/runs/${enc(name)}`;
   const link = (p: Record<string, string | number>) =>
     `${self}${qs({ show, category, page: pageNo, ...p })}#grid`;

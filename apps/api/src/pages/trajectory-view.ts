@@ -9,6 +9,7 @@ import type { AtifContent, AtifStep, AtifTrajectory as AtifTrajectoryType } from
 import { AtifTrajectory, atifProblems } from '@osmosis/contracts';
 import { count, duration, usd } from './format.ts';
 import { type Html, html, qs } from './html.ts';
+import { assertPageExists, pageNumberOf } from './page-position.ts';
 
 export const STEPS_PER_PAGE = 10;
 /** What one text of a step shows; the rest is in the downloaded file. */
@@ -188,7 +189,8 @@ export function trajectorySection(
   const needle = q.trim().toLowerCase();
   const steps = needle ? t.steps.filter((s) => searchableText(s).includes(needle)) : t.steps;
   const pages = Math.max(1, Math.ceil(steps.length / STEPS_PER_PAGE));
-  const at = Math.min(pages, Math.max(1, Number.parseInt(query.steps ?? '1', 10) || 1));
+  const at = pageNumberOf(query, 'steps');
+  assertPageExists('steps', at, pages);
   const from = (at - 1) * STEPS_PER_PAGE;
   const link = (p: number) => `${self}${qs({ q: q || null, steps: p })}#trajectory`;
   const nav =
