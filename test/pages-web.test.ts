@@ -418,6 +418,32 @@ describe('pages', () => {
     expect(await file.text()).toBe('FAILED test_outputs.py::test_hello <b>');
   });
 
+  it("shows an agent's error on a scored attempt as a note, not as the attempt's error", async () => {
+    const attempt = run.attempts.find((a) => a.agent === 0 && a.task === 0 && a.index === 0);
+    await api.db.attempt.update({
+      where: { id: attempt?.id },
+      data: {
+        status: 'finished',
+        outcome: 'passed',
+        errorClass: 'agent_error',
+        errorMessage: 'opencode reported an error',
+      },
+    });
+    const res = await get(api.url, `/runs/bright-otter/attempts/${attempt?.id}`, who);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<dt>Agent error</dt>');
+    expect(res.text).toContain('the verifier still ran and scored the attempt');
+    expect(res.text).not.toContain('<dt>Error</dt>');
+    const errored = run.attempts.find((a) => a.agent === 1 && a.task === 0 && a.index === 0);
+    await api.db.attempt.update({
+      where: { id: errored?.id },
+      data: { errorClass: 'environment_error', errorMessage: 'the image could not be built' },
+    });
+    const erroredPage = await get(api.url, `/runs/bright-otter/attempts/${errored?.id}`, who);
+    expect(erroredPage.text).toContain('<dt>Error</dt>');
+    expect(erroredPage.text).not.toContain('<dt>Agent error</dt>');
+  });
+
   it("another workspace's run, attempt and benchmark are 404 pages", async () => {
     const foreignAttempt = foreign.attempts[0]?.id;
     for (const p of [

@@ -317,7 +317,7 @@ export async function attemptPage(
     html`<p><a href="/runs/${enc(name)}">← run ${name}</a></p><h1>${a.task.name} · ${a.agent.model} (${a.agent.harness}) · try ${a.index + 1}</h1>
 <dl><dt>Outcome</dt><dd><span class="b ${state}">${state}</span></dd>
 <dt>Reward</dt><dd>${a.reward ?? '–'}</dd>
-${a.errorClass || a.errorMessage ? html`<dt>Error</dt><dd><code>${a.errorClass ?? ''}</code> <span class="err">${a.errorMessage ?? ''}</span></dd>` : ''}
+${a.errorClass || a.errorMessage ? errorEntry(a) : ''}
 <dt>Task</dt><dd>${a.task.category ?? '–'} · ${a.task.difficulty ?? 'no difficulty'}</dd>
 <dt>Phases</dt><dd>environment ${duration(a.envMs)} · agent setup ${duration(a.agentSetupMs)} · agent ${duration(a.agentMs)} · verifier ${duration(a.verifierMs)}</dd>
 <dt>Agent exit</dt><dd>${a.agentExitCode ?? '–'}${a.agentTimedOut ? ' (timed out)' : ''}</dd>
@@ -364,4 +364,16 @@ ${
         : html`<p class="muted">none</p>`
     }`,
   );
+}
+
+/** A scored attempt keeps the agent's error as Harbor does; it is a note there, not the outcome. */
+function errorEntry(a: {
+  outcome: string | null;
+  errorClass: string | null;
+  errorMessage: string | null;
+}): Html {
+  const scored = a.outcome === 'passed' || a.outcome === 'failed';
+  return scored
+    ? html`<dt>Agent error</dt><dd><code>${a.errorClass ?? ''}</code> ${a.errorMessage ?? ''} <span class="muted">(recorded; the verifier still ran and scored the attempt)</span></dd>`
+    : html`<dt>Error</dt><dd><code>${a.errorClass ?? ''}</code> <span class="err">${a.errorMessage ?? ''}</span></dd>`;
 }
