@@ -1,7 +1,7 @@
 // Trial folder names as Harbor makes them, `<task[:32] without trailing _ and ->__<7 characters>`,
 // with the 7 characters derived from the attempt id (so an export is the same every time) in
 // shortuuid's alphabet. Task names are hostile: anything but letters, digits, `.`, `_` and `-`
-// becomes `_`, and a name that would be empty or start with a dot is prefixed, so every trial
+// becomes `_` (as does a run of dots), and a name that would be empty or start with a dot is prefixed, so every trial
 // name is one plain path segment.
 
 const ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -23,6 +23,7 @@ function shortId(attemptId: string, length: number): string {
 export function trialTaskPart(taskName: string): string {
   const cut = taskName
     .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/\.{2,}/g, '_')
     .slice(0, 32)
     .replace(/[_-]+$/, '');
   return cut === '' || cut.startsWith('.') ? `task${cut}` : cut;
