@@ -13,6 +13,8 @@ export function register(program: Command): void {
     .command('benchmark')
     .description('Benchmarks of the workspace, their tasks and sync, runs and results');
   registerBenchmarkSources(benchmark);
-  registerRunsExport(registerRunsDownload(registerRuns(benchmark)));
+  const runs = registerRuns(benchmark);
+  registerRunsDownload(runs);
+  registerRunsExport(runs);
   registerSubmit(benchmark);
 }

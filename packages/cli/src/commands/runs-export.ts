@@ -152,15 +152,15 @@ export async function runsExportAction(ctx: Context, run: string, options: RunsE
 }
 
 /** Adds `export RUN` to the `benchmark runs` command. */
-export function registerRunsExport(runs: Command): Command {
+export function registerRunsExport(runs: Command): void {
   runs
     .command('export <run>')
     .description(
       'Write a run as a Harbor job directory (--format harbor) or a Terminal-Bench 2 leaderboard\n' +
         'submission (--format tb-leaderboard: metadata.yaml and the job folder) into the folder -o names',
     )
-    .requiredOption('--format <format>', 'harbor or tb-leaderboard')
-    .requiredOption('-o, --output <dir>', 'the folder to write into (new or empty, unless --force)')
+    .option('--format <format>', 'harbor or tb-leaderboard (required)')
+    .option('-o, --output <dir>', 'the folder to write into, new or empty unless --force (required)')
     .option('--agent-url <url>', "tb-leaderboard: metadata.yaml's agent_url (the agent's repository or docs)")
     .option('--agent-name <name>', "tb-leaderboard: metadata.yaml's agent_display_name")
     .option('--org <org>', "tb-leaderboard: metadata.yaml's agent_org_display_name")
@@ -168,5 +168,4 @@ export function registerRunsExport(runs: Command): Command {
     .action(async (run: string, options: RunsExportOptions, cmd: Command) => {
       await runsExportAction(contextOf(cmd), run, options);
     });
-  return runs;
 }
