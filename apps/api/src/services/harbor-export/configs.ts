@@ -121,5 +121,3 @@ export function harborJobConfig(run: ExportRun) {
     extra_instruction_paths: [],
   };
 }
-
-export type HarborJobConfig = ReturnType<typeof harborJobConfig>;
