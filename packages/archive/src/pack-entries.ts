@@ -42,7 +42,7 @@ export function packEntries(entries: Iterable<EntrySource>, options: { gzip?: bo
   const write = async () => {
     for (const e of entries) {
       // throws an ArchiveError for a name the extractor would refuse
-      if (safeEntryPath(e.name) !== e.name)
+      if (e.name === '' || safeEntryPath(e.name) !== e.name)
         throw new Error(`entry name ${JSON.stringify(e.name)} is not plain`);
       const parts = e.name.split('/');
       for (let i = 1; i < parts.length; i++) {
@@ -57,6 +57,8 @@ export function packEntries(entries: Iterable<EntrySource>, options: { gzip?: bo
           (error) => (error ? reject(error) : resolve()),
         );
         const open = Buffer.isBuffer(e.content) ? Promise.resolve(Readable.from([e.content])) : e.content();
+        // an entry stream's error (a size mismatch) with no listener would end the process
+        sink.on('error', reject);
         open.then((source) => copyInto(source, sink)).catch(reject);
       });
     }
