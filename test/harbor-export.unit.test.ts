@@ -2,6 +2,9 @@
 // checked against Harbor 0.9's field lists (packages/contracts/test-data/harbor-0.9/fields.json),
 // trial names as Harbor makes them and safe for hostile task names, metadata.yaml that no name
 // can break, and the Terminal-Bench leaderboard's rules, each named when broken.
+
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import {
   type ExportAttempt,
   type ExportRun,
@@ -92,6 +95,16 @@ function modelOf(path: string): string | null {
 describe('Harbor job files against Harbor 0.9 field lists', () => {
   it('the field lists are those of Harbor 0.9.0', () => {
     expect(harborVersionOfFieldLists()).toBe('0.9.0');
+  });
+
+  it("the checker takes Harbor's own trajectories (ATIF) as they are", async () => {
+    const dir = path.resolve(import.meta.dirname, '../packages/contracts/src/atif.fixtures');
+    const names = (await readdir(dir)).filter((n) => /^harbor-.*\.json$/.test(n));
+    expect(names.length).toBeGreaterThan(3);
+    for (const name of names) {
+      const value = JSON.parse(await readFile(path.join(dir, name), 'utf8'));
+      expect(harborFieldErrors('Trajectory', value, name)).toEqual([]);
+    }
   });
 
   it('the checker catches a missing field, a wrong type and an unknown key', () => {
