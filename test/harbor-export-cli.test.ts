@@ -192,6 +192,27 @@ describe('runs export --format tb-leaderboard (real API)', () => {
     expect(files).not.toContain('metadata.yaml');
   });
 
+  it('an artifact gone from storage: left out of harbor (and counted), refused by tb-leaderboard', async () => {
+    const run = await seedScoredRun('lost-blob', 5);
+    await rm(path.join(dataDir, `export-test/${run.attempts[0]!.id}/verifier/test-stdout.txt`));
+    const envelope = await exportRun('lost-blob', { format: 'harbor', output: 'lost-harbor' });
+    expect(envelope.resource).toMatchObject({ trials: 10, missing_artifacts: 1 });
+    expect(envelope.message).toMatch(/1 artifacts are no longer in the platform's storage/);
+    const files = await tree(path.join(root, 'lost-harbor'));
+    expect(files.filter((f) => f.endsWith('/verifier/test-stdout.txt'))).toHaveLength(9);
+    const error = await exportError('lost-blob', {
+      format: 'tb-leaderboard',
+      output: 'lost-lb',
+      ...SUBMISSION,
+    });
+    expect((error.details as { rules: { rule: string }[] }).rules.map((r) => r.rule)).toEqual([
+      'missing_artifact',
+    ]);
+    expect(error.message).toMatch(
+      /missing_artifact: 1 artifacts recorded for the run are no longer in storage/,
+    );
+  });
+
   it('refuses missing metadata before asking the platform', async () => {
     const error = await exportError('five-tries', {
       format: 'tb-leaderboard',

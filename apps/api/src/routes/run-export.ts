@@ -41,6 +41,7 @@ export const runExportRoutes: FastifyPluginAsyncZod = async (app) => {
         .header('content-disposition', attachmentDisposition(result.fileName))
         .header('x-content-type-options', 'nosniff')
         .header('x-osmosis-trials', String(result.trials))
+        .header('x-osmosis-missing-artifacts', String(result.missingArtifacts))
         .send(result.stream);
     },
   );

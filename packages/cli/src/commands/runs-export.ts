@@ -133,6 +133,7 @@ export async function runsExportAction(ctx: Context, run: string, options: RunsE
     });
   }
   const trials = Number(response.headers.get('x-osmosis-trials') ?? 'NaN');
+  const missing = Number(response.headers.get('x-osmosis-missing-artifacts') ?? '0') || 0;
   printAction(ctx, {
     status: 'success',
     operation: 'benchmark.export',
@@ -142,9 +143,13 @@ export async function runsExportAction(ctx: Context, run: string, options: RunsE
       output_path: dir,
       files,
       trials: Number.isFinite(trials) ? trials : null,
+      missing_artifacts: missing,
     },
     message:
       `Exported run ${run} as ${format} to ${dir} (${files} files${Number.isFinite(trials) ? `, ${trials} trials` : ''})` +
+      (missing > 0
+        ? `; ${missing} artifacts are no longer in the platform's storage and were left out`
+        : '') +
       (format === 'tb-leaderboard'
         ? '. To submit, open a pull request adding its folder under submissions/terminal-bench/2.0/ of huggingface.co/datasets/harborframework/terminal-bench-2-leaderboard'
         : ''),

@@ -38,6 +38,8 @@ export interface RunExport {
   fileName: string;
   stream: Readable;
   trials: number;
+  /** artifacts recorded for the run that storage no longer has (left out of a harbor export) */
+  missingArtifacts: number;
 }
 
 /** Stats every artifact (16 at a time); those storage no longer has are returned apart. */
@@ -116,5 +118,6 @@ export async function exportRun(
     fileName: `${found.name}-${request.format}.tar.gz`,
     stream: packEntries(entries, { gzip: true }),
     trials: job.trials.length,
+    missingArtifacts: missing.length,
   };
 }
