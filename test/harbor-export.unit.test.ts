@@ -285,6 +285,19 @@ describe('Harbor job files against Harbor 0.9 field lists', () => {
   });
 });
 
+describe('exception types', () => {
+  it("Harbor's names for the classes it has, the class's own name otherwise", () => {
+    const typeOf = (errorClass: string) =>
+      harborJob(run({ taskNames: ['t'], attemptsPerTask: 1 }), [attempt('t', 0, { errorClass })]).trials[0]!
+        .result.exception_info?.exception_type;
+    expect(typeOf('agent_timeout')).toBe('AgentTimeoutError');
+    expect(typeOf('verifier_missing_reward')).toBe('RewardFileNotFoundError');
+    expect(typeOf('cancelled')).toBe('CancelledError');
+    expect(typeOf('agent_error')).toBe('AgentError');
+    expect(typeOf('image_pull')).toBe('ImagePullError');
+  });
+});
+
 describe('trial names', () => {
   it('are <task[:32]>__<7 characters>, the same for the same attempt, and unique', () => {
     const a = { id: '7d9c2f7a-1111-4222-8333-444455556666', taskName: 'a'.repeat(40) };

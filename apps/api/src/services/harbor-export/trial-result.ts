@@ -31,7 +31,8 @@ export function harborExceptionType(errorClass: string): string {
     .filter(Boolean)
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join('');
-  return `${pascal || 'Platform'}Error`;
+  const name = pascal || 'Platform';
+  return name.endsWith('Error') ? name : `${name}Error`;
 }
 
 function exceptionInfo(errorClass: string | null, message: string | null, at: Date | null) {
