@@ -248,6 +248,30 @@ describe('runs export destination', () => {
     await expect(readdir(path.join(root, 'none'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('an artifact with a hostile path is left out; a queued run has nothing to export', async () => {
+    const run = await seedScoredRun('odd-paths', 1);
+    const a = run.attempts[0]!;
+    for (const p of ['../../escape.txt', 'agent/../../../x', '/etc/passwd', 'agent\\..\\y'])
+      await api.db.artifact.create({
+        data: { attemptId: a.id, path: p, size: 1, storageKey: 'export-test/none' },
+      });
+    await exportRun('odd-paths', { format: 'harbor', output: 'odd' });
+    const files = await tree(path.join(root, 'odd'));
+    expect(
+      files.every((f) =>
+        /^(config|result)\.json$|^[A-Za-z0-9._-]+__[A-Za-z0-9]{7}\/(config\.json|result\.json|verifier\/[a-z-]+\.txt)$/.test(
+          f,
+        ),
+      ),
+      files.join('\n'),
+    ).toBe(true);
+    expect(await readdir(root)).not.toContain('escape.txt');
+    await api.db.run.update({ where: { id: run.runId }, data: { status: 'queued' } });
+    const res = await api.request('GET', '/v1/runs/odd-paths/export?format=harbor', { token: owner.token });
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toMatch(/is queued: it has no outputs yet/);
+  });
+
   it("another workspace's run is not found through the route", async () => {
     const other = await api.seedWorkspace();
     const res = await api.request('GET', '/v1/runs/five-tries/export?format=harbor', { token: other.token });
