@@ -216,6 +216,12 @@ export const ISOLATION_CASES: IsolationCase[] = [
     url: (_, s) => `/v1/runs/${s.runName}/downloads/file?path=summary.csv`,
   },
   {
+    method: 'GET',
+    route: '/v1/runs/:name/export',
+    seed,
+    url: (_, s) => `/v1/runs/${s.runName}/export?format=harbor`,
+  },
+  {
     method: 'POST',
     route: '/v1/runs/:name/stop',
     seed,

@@ -184,6 +184,15 @@ export { STEP_TEXT_MAX } from './pages/trajectory-view.ts';
 export { STREAM_ACCESS_RECHECK_MS } from './routes/events-stream.ts';
 export { TIMELINE_ROWS } from './services/attempt-timeline.ts';
 export { csvLine, RESULTS_COLUMNS, resultsCsv } from './services/download-csv.ts';
+export { harborJob } from './services/harbor-export/job-files.ts';
+export {
+  leaderboardModels,
+  metadataYaml,
+  submissionFolder,
+} from './services/harbor-export/leaderboard-metadata.ts';
+export { leaderboardBreaks, reuseFromHint } from './services/harbor-export/leaderboard-rules.ts';
+export type { ExportAttempt, ExportRun } from './services/harbor-export/model.ts';
+export { trialNames } from './services/harbor-export/trial-names.ts';
 export { computeLeaderboard } from './services/leaderboard.ts';
 export { hashPassword } from './services/passwords.ts';
 export { runGrid } from './services/run-page.ts';

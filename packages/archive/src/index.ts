@@ -20,3 +20,4 @@ export {
   packDirectory,
   packDirectoryBuffer,
 } from './pack.ts';
+export { type EntrySource, packEntries } from './pack-entries.ts';

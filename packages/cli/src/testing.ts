@@ -62,6 +62,7 @@ export function fakeIO(options: FakeIOOptions = {}): FakeIO {
 // What the cross-process tests in test/ drive directly (they import `@osmosis/cli/testing`).
 export { register as registerBenchmark } from './commands/benchmark-group.ts';
 export { runsDownloadAction } from './commands/download.ts';
+export { runsExportAction } from './commands/runs-export.ts';
 export { register as registerSecret } from './commands/secret.ts';
 export { watchRun } from './commands/watch.ts';
 export * from './compat-doc.ts';

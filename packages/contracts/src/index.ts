@@ -13,6 +13,7 @@ export * from './api/queues.ts';
 export * from './api/results.ts';
 export * from './api/run-budget.ts';
 export * from './api/run-event-attempts.ts';
+export * from './api/run-export.ts';
 export * from './api/runs.ts';
 export * from './api/runs-compare.ts';
 export * from './api/runs-retry.ts';

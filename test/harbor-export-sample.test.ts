@@ -1,0 +1,111 @@
+// A real run exported as a Harbor job directory: three tasks of the bundled sample benchmark (one
+// of them multi-step) run by the oracle in Docker sandboxes, then `runs export --format harbor`.
+// Every JSON file is checked against Harbor 0.9's field lists, each trial folder holds the
+// verifier's output where Harbor puts it, and the rewards are those of the run.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type SeededMember, startTestApi, type TestApi } from '@osmosis/api/testing';
+import { buildContext, fakeIO, runsExportAction } from '@osmosis/cli/testing';
+import type { RunningWorker } from '@osmosis/worker/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { harborFieldErrors } from './helpers/harbor-fields.ts';
+import { addBenchmark, submitAndWait } from './helpers/runs.ts';
+import { startTestWorker } from './helpers/worker.ts';
+
+const SAMPLE_DIR = path.resolve(import.meta.dirname, '../examples/benchmarks/sample');
+const TASKS = ['create-greeting', 'build-greeter', 'count-log-errors'];
+
+let api: TestApi;
+let worker: RunningWorker;
+let owner: SeededMember;
+let dataDir: string;
+let outDir: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-export-sample-'));
+  outDir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-export-out-'));
+  process.env.OSMOSIS_DATA_DIR = dataDir;
+  api = await startTestApi();
+  owner = await api.seedWorkspace();
+  worker = await startTestWorker(api, dataDir, { concurrency: 3 });
+});
+
+afterAll(async () => {
+  await worker?.close();
+  await api?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+function modelOf(file: string): string {
+  if (file === 'config.json') return 'JobConfig';
+  if (file === 'result.json') return 'JobResult';
+  return file.endsWith('/config.json') ? 'TrialConfig' : 'TrialResult';
+}
+
+describe('a sample run exported as Harbor', { timeout: 900_000 }, () => {
+  it('every file fits Harbor 0.9 and the trials hold the run', async () => {
+    await addBenchmark(api, owner.token, SAMPLE_DIR);
+    const run = await submitAndWait(
+      api,
+      owner.token,
+      `[experiment]\nbenchmark = "sample"\n\n[tasks]\ntask_names = ${JSON.stringify(TASKS)}\n\n[[agents]]\nharness = "oracle"\n`,
+    );
+    expect(run.status).toBe('finished');
+
+    const io = fakeIO({ env: { OSMOSIS_TOKEN: owner.token }, cwd: outDir });
+    await runsExportAction(
+      buildContext(io, { json: true, platform: api.url }, 'benchmark runs export'),
+      run.name,
+      {
+        format: 'harbor',
+        output: 'job',
+      },
+    );
+    const job = path.join(outDir, 'job');
+    const entries = await readdir(job, { recursive: true, withFileTypes: true });
+    const files = entries
+      .filter((e) => e.isFile())
+      .map((e) => path.relative(job, path.join(e.parentPath, e.name)));
+    const jsonFiles = files.filter((f) => /^(config|result)\.json$|^[^/]+\/(config|result)\.json$/.test(f));
+    expect(jsonFiles).toHaveLength(2 + 2 * TASKS.length);
+    for (const f of jsonFiles) {
+      const value = JSON.parse(await readFile(path.join(job, f), 'utf8'));
+      expect(harborFieldErrors(modelOf(f), value, f)).toEqual([]);
+    }
+
+    const results = await Promise.all(
+      jsonFiles
+        .filter((f) => f.endsWith('/result.json'))
+        .map(async (f) => ({
+          dir: path.dirname(f),
+          r: JSON.parse(await readFile(path.join(job, f), 'utf8')),
+        })),
+    );
+    const byTask = new Map(results.map((x) => [x.r.task_name, x]));
+    expect([...byTask.keys()].sort()).toEqual([...TASKS].sort());
+    for (const { dir, r } of results) {
+      expect(dir).toBe(r.trial_name);
+      expect(dir).toMatch(/^[A-Za-z0-9._-]+__[A-Za-z0-9]{7}$/);
+      expect(r.agent_info.name).toBe('oracle');
+      expect(r.exception_info).toBeNull();
+      // oracle passes every task: each reward is 1, as the run says
+      expect(Object.values(r.verifier_result.rewards)).toContain(1);
+    }
+    // a one-step trial's verifier output is where Harbor puts it; a multi-step one's per step
+    const single = byTask.get('create-greeting')!;
+    expect(files).toContain(`${single.dir}/verifier/test-stdout.txt`);
+    expect(files.some((f) => new RegExp(`^${single.dir}/verifier/reward\\.(txt|json)$`).test(f))).toBe(true);
+    const multi = byTask.get('build-greeter')!;
+    expect(multi.r.step_results.map((s: { step_name: string }) => s.step_name)).toEqual([
+      'scaffold',
+      'configure',
+    ]);
+    expect(files.some((f) => f.startsWith(`${multi.dir}/steps/scaffold/verifier/reward.`))).toBe(true);
+    const jobResult = JSON.parse(await readFile(path.join(job, 'result.json'), 'utf8'));
+    expect(jobResult.n_total_trials).toBe(TASKS.length);
+    expect(jobResult.stats.n_completed_trials).toBe(TASKS.length);
+  });
+});
