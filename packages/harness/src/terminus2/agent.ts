@@ -6,10 +6,12 @@
 import {
   type AgentParams,
   type AtifTrajectory,
+  DEFAULT_TERMINUS2_PROFILE,
   type EffectiveModelParams,
   type HarnessInfo,
   TERMINUS2_HARNESS_VERSION,
-  TERMINUS2_REFERENCE,
+  TERMINUS2_PROFILE_REFERENCES,
+  type Terminus2Profile,
 } from '@osmosis/contracts';
 import { createScrubber } from '@osmosis/core';
 import type { ChatResult, ModelClient } from '../models/client.ts';
@@ -21,6 +23,7 @@ import type { TokenUsage } from '../models/types.ts';
 import { nextCompletion } from './completion.ts';
 import { Conversation, isOverflow, OutputTooLong } from './conversation.ts';
 import { feedbackOf, parseReply } from './parser.ts';
+import { PROFILE_BEHAVIOUR } from './profile.ts';
 import { handOff, recoverFromOverflow, type SummarizeContext } from './summarize.ts';
 import { defaultTemplates, formatTemplate, type LoadedTemplates } from './templates.ts';
 import { type ExecHost, limitOutput, type TmuxOptions, TmuxTerminal } from './tmux.ts';
@@ -51,7 +54,9 @@ export interface Terminus2Options {
   templates?: LoadedTemplates;
   /** `[agents.params]`: temperature, reasoning effort, thinking budget. */
   params?: AgentParams;
-  /** The model's token limits (context for summarization, output for the too-long message). */
+  /** The Harbor release it behaves as (default harbor-0.6.4); the model client takes its phrases. */
+  profile?: Terminus2Profile;
+  /** The model's token limits (context for summarization, output for the too-long message); no context: no proactive hand-off. */
   limits?: ModelLimits;
   maxTurns?: number;
   /** Free context tokens below which the conversation is handed off (8,000). */
@@ -88,6 +93,8 @@ interface TurnContext extends SummarizeContext {
   enableSummarize: boolean;
   /** Free context tokens below which the conversation is handed off before a turn. */
   threshold: number;
+  /** The model's context size is known: without it there is no hand-off before an overflow. */
+  contextKnown: boolean;
   maxTurns: number;
   /** The model's maximum output tokens, named in the too-long message. */
   outputLimit: number | undefined;
@@ -229,7 +236,7 @@ async function runEpisodes(ctx: TurnContext): Promise<StopReason> {
   for (let episode = 0; episode < ctx.maxTurns; episode++) {
     if (signal.aborted) throw signal.reason;
     if (!(await terminal.isAlive(signal))) return 'session_ended';
-    if (ctx.enableSummarize && conversation.freeTokens(ctx.limitTokens) < ctx.threshold) {
+    if (ctx.enableSummarize && ctx.contextKnown && conversation.freeTokens(ctx.limitTokens) < ctx.threshold) {
       try {
         prompt = await handOff(ctx);
       } catch (error) {
@@ -285,11 +292,7 @@ function harnessInfoOf(options: Terminus2Options, loaded: LoadedTemplates, effec
   const info: HarnessInfo = {
     harness: 'terminus-2',
     version: TERMINUS2_HARNESS_VERSION,
-    reference: {
-      project: TERMINUS2_REFERENCE.project,
-      version: TERMINUS2_REFERENCE.version,
-      commit: TERMINUS2_REFERENCE.commit,
-    },
+    reference: { ...TERMINUS2_PROFILE_REFERENCES[options.profile ?? DEFAULT_TERMINUS2_PROFILE] },
     templates: loaded.info,
     model_params: effective,
     max_turns: options.maxTurns ?? TERMINUS2_DEFAULTS.maxTurns,
@@ -304,13 +307,17 @@ export async function runTerminus2(options: Terminus2Options): Promise<Terminus2
   const started = new Date();
   const model = options.model;
   const loaded = options.templates ?? defaultTemplates();
-  const { request, effective } = requestParams(model.resolved, options.params);
+  const behaviour = PROFILE_BEHAVIOUR[options.profile ?? DEFAULT_TERMINUS2_PROFILE];
+  const { request, effective } = requestParams(model.resolved, options.params, behaviour.defaultTemperature);
   const harnessInfo = harnessInfoOf(options, loaded, effective);
   const run = runSignal(options);
   const conversation = new Conversation(model, request, run.signal);
   const ctx: TurnContext = {
     conversation,
-    terminal: new TmuxTerminal(options.host, loaded.templates, options.tmux),
+    terminal: new TmuxTerminal(options.host, loaded.templates, {
+      ...options.tmux,
+      sendKeys: { endOfOptions: behaviour.sendKeysEndOfOptions, length: behaviour.sendKeysLength },
+    }),
     templates: loaded.templates,
     instruction: options.instruction,
     signal: run.signal,
@@ -319,6 +326,7 @@ export async function runTerminus2(options: Terminus2Options): Promise<Terminus2
     screenTailChars: TERMINUS2_DEFAULTS.screenTailChars,
     enableSummarize: options.enableSummarize ?? true,
     threshold: options.summarizeThresholdTokens ?? TERMINUS2_DEFAULTS.summarizeThresholdTokens,
+    contextKnown: (options.limits?.max_input_tokens ?? options.limits?.max_tokens) !== undefined,
     maxTurns: options.maxTurns ?? TERMINUS2_DEFAULTS.maxTurns,
     outputLimit: options.limits?.max_output_tokens,
     deadline: started.getTime() + options.timeoutMs,

@@ -1,13 +1,21 @@
 // terminus-2 as a Harness: the agent loop runs in the worker process; only the terminal (tmux)
 // lives in the sandbox, so the model key never enters the sandbox.
-import { AgentParams, errorMessage } from '@osmosis/contracts';
+import { AgentParams, errorMessage, type Terminus2Profile, terminus2ProfileOf } from '@osmosis/contracts';
 import { z } from 'zod';
 import type { Harness, HarnessContext, HarnessRunResult } from '../harness.ts';
-import { createModelClient, type ModelClientOptions } from '../models/client.ts';
-import { loadModelLimits, type ModelLimits } from '../models/limits.ts';
+import { createModelClient, type ModelClient, type ModelClientOptions } from '../models/client.ts';
+import {
+  type LimitsLookup,
+  loadModelLimits,
+  lookupModelLimits,
+  MODEL_LIMITS_FILE_ENV,
+  type ModelLimits,
+  UNKNOWN_MODEL_CONTEXT_ENV,
+} from '../models/limits.ts';
 import { ModelSpec } from '../models/types.ts';
 import { rememberToolChoice, toolChoiceOf } from '../tools/choice.ts';
 import { runTerminus2, type Terminus2Options } from './agent.ts';
+import { PROFILE_BEHAVIOUR } from './profile.ts';
 import { templatesFromEnv } from './reference-templates.ts';
 import type { LoadedTemplates } from './templates.ts';
 import { chooseTmux, tmuxProgram } from './tmux-setup.ts';
@@ -67,7 +75,9 @@ export function createTerminus2Harness(options: Terminus2HarnessOptions = {}): H
             : 'terminus-2: the agent has no valid [agents.model] table',
         );
       }
+      let profile: Terminus2Profile;
       try {
+        profile = terminus2ProfileOf(parsed.data.params?.reference, options.env ?? process.env);
         templates ??= templatesFromEnv(options.env ?? process.env);
         limits ??= loadModelLimits(options.env ?? process.env);
       } catch (error) {
@@ -80,14 +90,30 @@ export function createTerminus2Harness(options: Terminus2HarnessOptions = {}): H
       }
       let client: ReturnType<typeof createModelClient>;
       try {
-        client = createModelClient(ModelSpec.parse(parsed.data.model), { ...options.client, apiKey });
+        client = createModelClient(ModelSpec.parse(parsed.data.model), {
+          ...options.client,
+          apiKey,
+          contextOverflowPhrases: PROFILE_BEHAVIOUR[profile].contextOverflowPhrases,
+        });
       } catch (error) {
         return failed('provider', errorMessage(error));
       }
+      let lookup: LimitsLookup;
+      try {
+        lookup = lookupModelLimits(limits, client.resolved.priceKey, options.env ?? process.env);
+      } catch (error) {
+        return failed('harness_crash', `terminus-2: ${errorMessage(error)}`);
+      }
+      const notes = notesOf(client, lookup);
+      for (const message of notes.warnings) ctx.log({ level: 'warn', step: 'agent', message });
       // The shell sees the agent's env, minus the model key (the loop runs outside the sandbox).
       const shellEnv = { ...ctx.env };
       if (keyName) delete shellEnv[keyName];
-      ctx.log({ level: 'info', step: 'agent', message: `terminus-2 starting with ${client.modelName}` });
+      ctx.log({
+        level: 'info',
+        step: 'agent',
+        message: `terminus-2 starting with ${client.modelName}, behaving as ${profile}`,
+      });
       const tmux = toolChoiceOf(ctx.sandbox, 'tmux');
       const started = Date.now();
       const result = await runTerminus2({
@@ -101,7 +127,8 @@ export function createTerminus2Harness(options: Terminus2HarnessOptions = {}): H
         ...(ctx.scrubMinLength ? { scrubMinLength: ctx.scrubMinLength } : {}),
         templates,
         ...(parsed.data.params ? { params: parsed.data.params } : {}),
-        ...(limits.get(client.resolved.priceKey) ? { limits: limits.get(client.resolved.priceKey)! } : {}),
+        profile,
+        ...(lookup.limits ? { limits: lookup.limits } : {}),
         tmux: {
           ...tmuxProgram(tmux),
           env: shellEnv,
@@ -131,7 +158,12 @@ export function createTerminus2Harness(options: Terminus2HarnessOptions = {}): H
           costUsd: result.cost_usd,
         },
         trajectory: result.trajectory,
-        harnessInfo: { ...result.harnessInfo, ...(tmux ? { tools: [tmux.use] } : {}) },
+        harnessInfo: {
+          ...result.harnessInfo,
+          ...(tmux ? { tools: [tmux.use] } : {}),
+          ...(notes.differences.length ? { differences: notes.differences } : {}),
+          ...(notes.warnings.length ? { warnings: notes.warnings } : {}),
+        },
         commandMs: Date.now() - started,
         ...(result.error
           ? {
@@ -145,6 +177,21 @@ export function createTerminus2Harness(options: Terminus2HarnessOptions = {}): H
       };
     },
   };
+}
+
+/** What sets the attempt apart from Harbor (Gemini's route) and what the operator should know (an unknown context size). */
+function notesOf(client: ModelClient, lookup: LimitsLookup) {
+  const differences: string[] = [];
+  const warnings: string[] = [];
+  if (client.resolved.provider === 'gemini')
+    differences.push(
+      "not comparable with Harbor: Gemini through Google's OpenAI-compatible endpoint (Harbor calls LiteLLM's native Gemini provider)",
+    );
+  if (lookup.source === 'unknown')
+    warnings.push(
+      `terminus-2: the context size of ${client.modelName} is unknown, so the conversation is not summarized before the provider reports an overflow: add the model to ${MODEL_LIMITS_FILE_ENV} or set ${UNKNOWN_MODEL_CONTEXT_ENV}`,
+    );
+  return { differences, warnings };
 }
 
 export const terminus2Harness: Harness = createTerminus2Harness();
