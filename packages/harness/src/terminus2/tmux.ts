@@ -38,19 +38,22 @@ export interface SendKeysStyle {
   length: 'chars' | 'utf8-bytes';
 }
 
-/** Harbor 0.6.4's send-keys (ref L341–410): no `--`, lengths in characters. */
+/** Harbor 0.6.4's send-keys (ref L341–410): no `--`, lengths in characters (code points). */
 export const SEND_KEYS_064: SendKeysStyle = { endOfOptions: false, length: 'chars' };
 
+/** Python's len(): code points; in bytes, the UTF-8 length. */
+const codePoints = (s: string) => {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) if ((s.charCodeAt(i) & 0xfc00) === 0xd800) n--;
+  return n;
+};
 const measure = (style: SendKeysStyle) =>
-  style.length === 'utf8-bytes' ? (s: string) => Buffer.byteLength(s, 'utf8') : (s: string) => s.length;
+  style.length === 'utf8-bytes' ? (s: string) => Buffer.byteLength(s, 'utf8') : codePoints;
 
-/**
- * Splits one key into pieces whose quoted form fits `maxQuoted` (ref L394–410). In bytes the
- * key is cut between code points, as Python slices a str; in characters, as 0.6.4 did here.
- */
+/** Splits one key into pieces whose quoted form fits `maxQuoted`, between code points as Python slices a str (ref L394–410). */
 function splitKey(key: string, maxQuoted: number, style: SendKeysStyle): string[] {
   const len = measure(style);
-  const units = style.length === 'utf8-bytes' ? Array.from(key) : key.split('');
+  const units = Array.from(key);
   const chunks: string[] = [];
   let at = 0;
   while (at < units.length) {
