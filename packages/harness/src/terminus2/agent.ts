@@ -24,6 +24,7 @@ import { nextCompletion } from './completion.ts';
 import { Conversation, isOverflow, OutputTooLong } from './conversation.ts';
 import { feedbackOf, parseReply } from './parser.ts';
 import { PROFILE_BEHAVIOUR } from './profile.ts';
+import { runSignal } from './run-signal.ts';
 import { handOff, recoverFromOverflow, type SummarizeContext } from './summarize.ts';
 import { defaultTemplates, formatTemplate, type LoadedTemplates } from './templates.ts';
 import { type ExecHost, limitOutput, type TmuxOptions, TmuxTerminal } from './tmux.ts';
@@ -56,6 +57,8 @@ export interface Terminus2Options {
   params?: AgentParams;
   /** The Harbor release it behaves as (default harbor-0.6.4); the model client takes its phrases. */
   profile?: Terminus2Profile;
+  /** A completion left pending by the previous step (Harbor 0.6.4 keeps it across a multi-step trial). */
+  pendingCompletion?: boolean;
   /** The model's token limits (context for summarization, output for the too-long message); no context: no proactive hand-off. */
   limits?: ModelLimits;
   maxTurns?: number;
@@ -82,11 +85,11 @@ export interface Terminus2Result {
   /** Turns taken (model replies acted on). */
   turns: number;
   harnessInfo: HarnessInfo;
+  /** A completion was pending when the run stopped (true after a confirmed one). */
+  pendingCompletion: boolean;
   /** The model failure that ended the run (auth, bad request, provider unavailable). */
   error?: ModelError | Error;
 }
-
-class StopSignal extends Error {}
 
 /** What one run's turns share: the conversation, the terminal, the texts, the limits. */
 interface TurnContext extends SummarizeContext {
@@ -102,6 +105,7 @@ interface TurnContext extends SummarizeContext {
   deadline: number;
   /** Turns the model answered (a cut-off reply and its retry are one turn). */
   turns: number;
+  pending: boolean;
 }
 
 interface Queried {
@@ -232,7 +236,6 @@ async function runEpisodes(ctx: TurnContext): Promise<StopReason> {
     instruction: ctx.instruction,
     terminal_state: terminalState,
   });
-  let pending = false;
   for (let episode = 0; episode < ctx.maxTurns; episode++) {
     if (signal.aborted) throw signal.reason;
     if (!(await terminal.isAlive(signal))) return 'session_ended';
@@ -244,33 +247,12 @@ async function runEpisodes(ctx: TurnContext): Promise<StopReason> {
         // the reference logs the failure and goes on with the prompt it had (L972–975)
       }
     }
-    const outcome = await playTurn(ctx, prompt, pending);
+    const outcome = await playTurn(ctx, prompt, ctx.pending);
+    ctx.pending = outcome.pending;
     if (outcome.done) return 'task_complete';
     prompt = outcome.prompt;
-    pending = outcome.pending;
   }
   return 'max_turns';
-}
-
-/** An abort signal that fires at the agent timeout or when the caller's signal does. */
-function runSignal(options: Terminus2Options) {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new StopSignal('agent timeout'));
-  }, options.timeoutMs);
-  const onOuterAbort = () => controller.abort(new StopSignal('aborted'));
-  if (options.signal?.aborted) onOuterAbort();
-  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    dispose: () => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onOuterAbort);
-    },
-  };
 }
 
 /** Why the run stopped, given what ended it (an error or none) and whether it was aborted. */
@@ -331,6 +313,7 @@ export async function runTerminus2(options: Terminus2Options): Promise<Terminus2
     outputLimit: options.limits?.max_output_tokens,
     deadline: started.getTime() + options.timeoutMs,
     turns: 0,
+    pending: options.pendingCompletion ?? false,
   };
   let outcome: { stopReason: StopReason } | { error: unknown };
   try {
@@ -341,7 +324,15 @@ export async function runTerminus2(options: Terminus2Options): Promise<Terminus2
     run.dispose();
   }
   const { stopReason, failure } = stopOf(outcome, run.signal.aborted, run.timedOut());
-  return resultOf(options, { started, stopReason, failure, turns: ctx.turns, conversation, harnessInfo });
+  const result = resultOf(options, {
+    started,
+    stopReason,
+    failure,
+    turns: ctx.turns,
+    conversation,
+    harnessInfo,
+  });
+  return { ...result, pendingCompletion: ctx.pending };
 }
 
 /** The result, its trajectory scrubbed of every secret of the attempt and of the model key. */
@@ -355,7 +346,7 @@ function resultOf(
     conversation: Conversation;
     harnessInfo: HarnessInfo;
   },
-): Terminus2Result {
+): Omit<Terminus2Result, 'pendingCompletion'> {
   const { model } = options;
   const { stopReason, conversation } = run;
   let failure = run.failure;

@@ -42,6 +42,13 @@ export interface Terminus2HarnessOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * The completion a step of a multi-step task left pending, per sandbox: Harbor 0.6.4 runs every
+ * step on one agent and never resets it, so after a confirmed completion the next step's first
+ * `task_complete` ends that step; 0.9 resets it per run (`_reset_per_run_state`).
+ */
+const pendingAfterStep = new WeakMap<object, boolean>();
+
 export function createTerminus2Harness(options: Terminus2HarnessOptions = {}): Harness {
   let templates = options.templates;
   let limits = options.limits;
@@ -128,6 +135,9 @@ export function createTerminus2Harness(options: Terminus2HarnessOptions = {}): H
         templates,
         ...(parsed.data.params ? { params: parsed.data.params } : {}),
         profile,
+        ...(profile === 'harbor-0.6.4' && pendingAfterStep.get(ctx.sandbox)
+          ? { pendingCompletion: true }
+          : {}),
         ...(lookup.limits ? { limits: lookup.limits } : {}),
         tmux: {
           ...tmuxProgram(tmux),
@@ -136,6 +146,7 @@ export function createTerminus2Harness(options: Terminus2HarnessOptions = {}): H
           ...(ctx.task.workdir ? { workdir: ctx.task.workdir } : {}),
         },
       });
+      pendingAfterStep.set(ctx.sandbox, result.pendingCompletion);
       const u = result.usage;
       ctx.log({
         level: result.error ? 'error' : 'info',
