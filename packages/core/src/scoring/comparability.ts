@@ -28,11 +28,13 @@ function reasonsOf(info: HarnessInfo): string[] {
     out.push(
       `harness version ${info.version} (the reference's behaviour is version ${TERMINUS2_HARNESS_VERSION})`,
     );
-  const cited = TERMINUS2_PROFILE_REFERENCES[DEFAULT_TERMINUS2_PROFILE];
-  if (info.reference && info.reference.version !== cited.version)
+  const ran = info.reference;
+  if (ran && ran.version !== TERMINUS2_PROFILE_REFERENCES[DEFAULT_TERMINUS2_PROFILE].version) {
+    const profile = Object.entries(TERMINUS2_PROFILE_REFERENCES).find(([, r]) => r.version === ran.version);
     out.push(
-      `behaviour profile harbor-${info.reference.version} (published scores: harbor-${cited.version}; [agents.params] reference)`,
+      `behaviour profile ${profile?.[0] ?? `${ran.project} ${ran.version}`} (published scores: ${DEFAULT_TERMINUS2_PROFILE}; [agents.params] reference)`,
     );
+  }
   const t = info.templates;
   if (!t) out.push('no template set recorded');
   else if (t.kind === 'default')
