@@ -31,7 +31,7 @@ function asGolden(r: HarborRewards) {
   if (!r.ok) return { file, error: r.error };
   return {
     file,
-    rewards: r.rewards && r.rewards.map(([key, v]) => [key, v.type, v.value] as const),
+    rewards: r.rewards === null ? null : r.rewards.map(([key, v]) => [key, v.type, v.value] as const),
   };
 }
 
@@ -40,7 +40,10 @@ function expected(c: GoldenCase) {
   if ('error' in h) return { file: h.file, error: h.error };
   return {
     file: h.file,
-    rewards: h.rewards && Object.entries(h.rewards).map(([key, v]) => [key, v[0], numberOf(v)] as const),
+    rewards:
+      h.rewards === null
+        ? null
+        : Object.entries(h.rewards).map(([key, v]) => [key, v[0], numberOf(v)] as const),
   };
 }
 
