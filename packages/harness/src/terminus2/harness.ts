@@ -1,6 +1,12 @@
 // terminus-2 as a Harness: the agent loop runs in the worker process; only the terminal (tmux)
 // lives in the sandbox, so the model key never enters the sandbox.
-import { AgentParams, errorMessage, type Terminus2Profile, terminus2ProfileOf } from '@osmosis/contracts';
+import {
+  AgentParams,
+  errorMessage,
+  type Terminus2Profile,
+  type ToolUse,
+  terminus2ProfileOf,
+} from '@osmosis/contracts';
 import { z } from 'zod';
 import type { Harness, HarnessContext, HarnessRunResult } from '../harness.ts';
 import { createModelClient, type ModelClient, type ModelClientOptions } from '../models/client.ts';
@@ -14,7 +20,7 @@ import {
 } from '../models/limits.ts';
 import { ModelSpec } from '../models/types.ts';
 import { rememberToolChoice, toolChoiceOf } from '../tools/choice.ts';
-import { runTerminus2, type Terminus2Options } from './agent.ts';
+import { runTerminus2, type Terminus2Options, type Terminus2Result } from './agent.ts';
 import { PROFILE_BEHAVIOUR } from './profile.ts';
 import { templatesFromEnv } from './reference-templates.ts';
 import type { LoadedTemplates } from './templates.ts';
@@ -147,46 +153,56 @@ export function createTerminus2Harness(options: Terminus2HarnessOptions = {}): H
         },
       });
       pendingAfterStep.set(ctx.sandbox, result.pendingCompletion);
-      const u = result.usage;
-      ctx.log({
-        level: result.error ? 'error' : 'info',
-        step: 'agent',
-        message: `terminus-2 stopped: ${result.stopReason} after ${result.turns} turns`,
-        details: {
-          stop_reason: result.stopReason,
-          turns: result.turns,
-          templates: result.harnessInfo.templates?.kind ?? null,
-        },
-      });
-      return {
-        exitCode: result.exitCode,
-        timedOut: result.timedOut,
-        usage: {
-          // Harbor's convention: input counts every prompt token, cache tokens are a part of it.
-          inputTokens: u.input + u.cache_read + u.cache_write,
-          outputTokens: u.output,
-          cacheTokens: u.cache_read + u.cache_write,
-          costUsd: result.cost_usd,
-        },
-        trajectory: result.trajectory,
-        harnessInfo: {
-          ...result.harnessInfo,
-          ...(tmux ? { tools: [tmux.use] } : {}),
-          ...(notes.differences.length ? { differences: notes.differences } : {}),
-          ...(notes.warnings.length ? { warnings: notes.warnings } : {}),
-        },
-        commandMs: Date.now() - started,
-        ...(result.error
-          ? {
-              error: {
-                errorClass:
-                  result.stopReason === 'model_error' ? ('provider' as const) : ('harness_crash' as const),
-                message: result.error.message,
-              },
-            }
-          : {}),
-      };
+      return harnessResultOf(ctx, result, { tool: tmux?.use, notes, started });
     },
+  };
+}
+
+/** The attempt's result from the loop's: usage in Harbor's convention, the harness info with its tool and notes. */
+function harnessResultOf(
+  ctx: HarnessContext,
+  result: Terminus2Result,
+  extra: { tool: ToolUse | undefined; notes: ReturnType<typeof notesOf>; started: number },
+): HarnessRunResult {
+  const { tool, notes, started } = extra;
+  const u = result.usage;
+  ctx.log({
+    level: result.error ? 'error' : 'info',
+    step: 'agent',
+    message: `terminus-2 stopped: ${result.stopReason} after ${result.turns} turns`,
+    details: {
+      stop_reason: result.stopReason,
+      turns: result.turns,
+      templates: result.harnessInfo.templates?.kind ?? null,
+    },
+  });
+  return {
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    usage: {
+      // Harbor's convention: input counts every prompt token, cache tokens are a part of it.
+      inputTokens: u.input + u.cache_read + u.cache_write,
+      outputTokens: u.output,
+      cacheTokens: u.cache_read + u.cache_write,
+      costUsd: result.cost_usd,
+    },
+    trajectory: result.trajectory,
+    harnessInfo: {
+      ...result.harnessInfo,
+      ...(tool ? { tools: [tool] } : {}),
+      ...(notes.differences.length ? { differences: notes.differences } : {}),
+      ...(notes.warnings.length ? { warnings: notes.warnings } : {}),
+    },
+    commandMs: Date.now() - started,
+    ...(result.error
+      ? {
+          error: {
+            errorClass:
+              result.stopReason === 'model_error' ? ('provider' as const) : ('harness_crash' as const),
+            message: result.error.message,
+          },
+        }
+      : {}),
   };
 }
 
