@@ -76,4 +76,43 @@ describe('terminus-2 as harbor-0.9', { timeout: 180_000 }, () => {
       ),
     ]);
   });
+
+  it('a multi-step task: harbor-0.6.4 ends the second step at its first task_complete, harbor-0.9 asks again', async () => {
+    process.env.OSMOSIS_PROVIDER_OPENAI_BASE_URL = fake.openaiBaseUrl;
+    const complete = { kind: 'text' as const, text: json([], true) };
+    const requestsPerStep = async (reference: 'harbor-0.6.4' | 'harbor-0.9') => {
+      const ctx = testHarnessContext({
+        sandbox,
+        env: { OPENAI_API_KEY: API_KEY },
+        secrets: [API_KEY],
+        agentMs: 100_000,
+        workdir: '/tmp',
+        harness: 'terminus-2',
+        config: {
+          harness: 'terminus-2',
+          model: { type: 'provider', model: 'openai/gpt-5.2', api_key_secret: 'OPENAI_API_KEY' },
+          params: { reference },
+        },
+      });
+      const harness = getHarness('terminus-2');
+      await harness.setup(ctx);
+      const counts: number[] = [];
+      for (const step of ['step one', 'step two']) {
+        const before = fake.requests.length;
+        fake.enqueue(complete, complete);
+        expect((await harness.run(ctx, step)).error).toBeUndefined();
+        counts.push(fake.requests.length - before);
+        fake.reset();
+      }
+      return counts;
+    };
+    expect(await requestsPerStep('harbor-0.6.4')).toEqual([2, 1]);
+    await sandbox.destroy();
+    sandbox = await createSandbox({
+      image: IMAGE,
+      workdir: '/root',
+      labels: { extra: { test: 'harness-terminus2-profile' } },
+    });
+    expect(await requestsPerStep('harbor-0.9')).toEqual([2, 2]);
+  });
 });

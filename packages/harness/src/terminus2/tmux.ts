@@ -208,6 +208,9 @@ export class TmuxTerminal {
     );
     if (this.#paneLog) argv.push(';', 'pipe-pane', '-t', this.session, `cat > ${this.#paneLog}`);
     const r = await this.#tmux(argv, signal, { TERM: 'xterm-256color', SHELL: '/bin/bash' });
+    // a later step of a multi-step task: the reference starts the session once per trial (in
+    // setup) and every step goes on in it
+    if (r.exitCode !== 0 && r.stderr.includes(`duplicate session: ${this.session}`)) return;
     if (r.exitCode !== 0) {
       throw new Error(`Failed to start tmux session. Error: ${r.stderr.trim().slice(0, 500)}`);
     }
