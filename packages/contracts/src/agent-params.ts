@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Terminus2Profile } from './terminus2-profile.ts';
 
 /** Reasoning effort levels terminus-2's reference accepts (Harbor 0.6.4, terminus_2.py L151–154). */
 export const REASONING_EFFORTS = [
@@ -29,6 +30,8 @@ export const AgentParams = z.strictObject({
   max_thinking_tokens: z.int().min(MIN_THINKING_TOKENS).max(128_000).optional(),
   /** claude-code's `--max-turns` (Harbor's max_turns kwarg). */
   max_turns: z.int().min(1).max(100_000).optional(),
+  /** terminus-2's behaviour profile: the Harbor release it behaves as (terminus2-profile.ts). */
+  reference: Terminus2Profile.optional(),
 });
 export type AgentParams = z.infer<typeof AgentParams>;
 
@@ -44,7 +47,7 @@ export const CLAUDE_CODE_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as 
 
 /** The keys each harness takes; terminus-2 takes the model parameters, claude-code two CLI flags. */
 const PARAMS_OF: Readonly<Record<string, readonly (keyof AgentParams)[]>> = {
-  'terminus-2': ['temperature', 'reasoning_effort', 'max_thinking_tokens'],
+  'terminus-2': ['temperature', 'reasoning_effort', 'max_thinking_tokens', 'reference'],
   'claude-code': ['max_turns', 'reasoning_effort'],
 };
 
@@ -120,11 +123,13 @@ export function checkAgentParams(
     anthropic &&
     (params.max_thinking_tokens !== undefined ||
       (effort !== undefined && effort in ANTHROPIC_EFFORT_BUDGETS));
-  if (thinking && params.temperature !== 1) {
+  // harbor-0.9 sends no temperature unless one is configured
+  const sendsTemperature = params.temperature !== undefined || params.reference !== 'harbor-0.9';
+  if (thinking && sendsTemperature && params.temperature !== 1) {
     issues.push({
       code: 'PARAMS_CONFLICT',
       path: `${path}.temperature`,
-      message: `${label} turns Claude's thinking on, and Anthropic then accepts only temperature 1 (terminus-2's default is ${TERMINUS2_DEFAULT_TEMPERATURE}): add temperature = 1 to [agents.params] of ${label}`,
+      message: `${label} turns Claude's thinking on, and Anthropic then accepts only temperature 1 (terminus-2's default is ${TERMINUS2_DEFAULT_TEMPERATURE}): add temperature = 1 to [agents.params] of ${label}, or reference = "harbor-0.9" (which sends no temperature unless one is set)`,
     });
   }
   return issues;

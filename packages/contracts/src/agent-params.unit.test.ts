@@ -50,6 +50,28 @@ describe('[agents.params]', () => {
     expect(small.ok).toBe(false);
   });
 
+  it('reference chooses the behaviour profile of terminus-2; any other value names the allowed ones', () => {
+    const ok = validateRunConfig(config(`${openai}[agents.params]\nreference = "harbor-0.9"\n`));
+    expect(ok.issues).toEqual([]);
+    if (ok.ok) expect(ok.config.agents[0]!.params).toEqual({ reference: 'harbor-0.9' });
+    const wrong = validateRunConfig(config(`${openai}[agents.params]\nreference = "0.9"\n`));
+    expect(wrong.ok).toBe(false);
+    expect(wrong.issues[0]).toMatchObject({ path: 'agents[0].params.reference' });
+    expect(wrong.issues[0]!.message).toContain('use one of "harbor-0.6.4", "harbor-0.9"');
+    const codex = validateRunConfig(
+      config(`harness = "claude-code"\n${claude}[agents.params]\nreference = "harbor-0.9"\n`),
+    );
+    expect(codex.issues[0]).toMatchObject({
+      code: 'PARAMS_NOT_ACCEPTED',
+      path: 'agents[0].params.reference',
+    });
+    // 0.9 sends no temperature by default, so a Claude thinking budget needs no temperature = 1
+    const thinking = validateRunConfig(
+      config(`${claude}[agents.params]\nreference = "harbor-0.9"\nreasoning_effort = "low"\n`),
+    );
+    expect(thinking.issues).toEqual([]);
+  });
+
   it('claude-code takes max_turns and reasoning_effort (its --effort levels) and nothing else', () => {
     const claudeCode = (params: string) =>
       validateRunConfig(config(`harness = "claude-code"\n${claude}[agents.params]\n${params}`));

@@ -35,8 +35,8 @@ export type TemplateSetInfo = z.infer<typeof TemplateSetInfo>;
 
 /** The model parameters as sent. */
 export const EffectiveModelParams = z.object({
-  /** Configured (or default) temperature. */
-  temperature: z.number(),
+  /** Configured (or the profile's default) temperature; null when none is set and none sent (harbor-0.9). */
+  temperature: z.number().nullable(),
   /** False when the model takes no temperature but 1 and it was left out, as LiteLLM's drop_params does. */
   temperature_sent: z.boolean(),
   reasoning_effort: z.string().nullable(),
@@ -70,5 +70,9 @@ export const HarnessInfo = z.object({
   summarize_threshold_tokens: z.number().int().nullable(),
   /** The agent tools it ran with (absent in attempts recorded before tools were reported). */
   tools: z.array(ToolUse).optional(),
+  /** What the harness itself knows sets this attempt apart from its reference (each a reason it is not comparable). */
+  differences: z.array(z.string()).optional(),
+  /** What the operator should know and did not stop the attempt (an unknown context limit). */
+  warnings: z.array(z.string()).optional(),
 });
 export type HarnessInfo = z.infer<typeof HarnessInfo>;

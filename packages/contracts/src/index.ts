@@ -41,3 +41,4 @@ export * from './run-events.ts';
 export * from './run-statuses.ts';
 export * from './secret-routing.ts';
 export * from './task.ts';
+export * from './terminus2-profile.ts';

@@ -4,9 +4,11 @@
 // per difference otherwise. docs/terminus-2.md, "Comparability".
 import {
   type Comparability,
+  DEFAULT_TERMINUS2_PROFILE,
   type HarnessInfo,
   TERMINUS2_DEFAULT_TEMPERATURE,
   TERMINUS2_HARNESS_VERSION,
+  TERMINUS2_PROFILE_REFERENCES,
   TERMINUS2_REFERENCE,
 } from '@osmosis/contracts';
 
@@ -26,6 +28,13 @@ function reasonsOf(info: HarnessInfo): string[] {
     out.push(
       `harness version ${info.version} (the reference's behaviour is version ${TERMINUS2_HARNESS_VERSION})`,
     );
+  const ran = info.reference;
+  if (ran && ran.version !== TERMINUS2_PROFILE_REFERENCES[DEFAULT_TERMINUS2_PROFILE].version) {
+    const profile = Object.entries(TERMINUS2_PROFILE_REFERENCES).find(([, r]) => r.version === ran.version);
+    out.push(
+      `behaviour profile ${profile?.[0] ?? `${ran.project} ${ran.version}`} (published scores: ${DEFAULT_TERMINUS2_PROFILE}; [agents.params] reference)`,
+    );
+  }
   const t = info.templates;
   if (!t) out.push('no template set recorded');
   else if (t.kind === 'default')
@@ -38,7 +47,9 @@ function reasonsOf(info: HarnessInfo): string[] {
   const p = info.model_params;
   if (!p) out.push('no model parameters recorded');
   else if (p.temperature !== TERMINUS2_DEFAULT_TEMPERATURE)
-    out.push(`temperature ${p.temperature} (published scores: ${TERMINUS2_DEFAULT_TEMPERATURE})`);
+    out.push(
+      `temperature ${p.temperature ?? 'not sent'} (published scores: ${TERMINUS2_DEFAULT_TEMPERATURE})`,
+    );
   if (info.max_turns !== REFERENCE_MAX_TURNS)
     out.push(`turn limit ${info.max_turns ?? 'none'} (reference: ${REFERENCE_MAX_TURNS})`);
   if (info.summarize_threshold_tokens !== REFERENCE_SUMMARIZE_THRESHOLD)
@@ -47,6 +58,7 @@ function reasonsOf(info: HarnessInfo): string[] {
         ? 'summarization off (reference: on)'
         : `summarization at ${info.summarize_threshold_tokens} free tokens (reference: ${REFERENCE_SUMMARIZE_THRESHOLD})`,
     );
+  out.push(...(info.differences ?? []));
   return out;
 }
 

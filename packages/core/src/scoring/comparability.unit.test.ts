@@ -52,6 +52,25 @@ describe('terminus2Comparability', () => {
     expect(tb('terminus-2', [{ info: tampered, attempts: 1 }])!.reasons[0]).toMatch(/digests differ/);
   });
 
+  it('a harbor-0.9 run and a Gemini run are not comparable with the published (harbor-0.6.4) scores', () => {
+    const v09: HarnessInfo = {
+      ...reference,
+      reference: { project: 'harbor', version: '0.9.0', commit: '1b1dbc43729edff705071a797bb0f98a90cf62f5' },
+      model_params: { ...reference.model_params!, temperature: null, temperature_sent: false },
+    };
+    expect(tb('terminus-2', [{ info: v09, attempts: 1 }])!.reasons).toEqual([
+      'behaviour profile harbor-0.9 (published scores: harbor-0.6.4; [agents.params] reference)',
+      'temperature not sent (published scores: 0.7)',
+    ]);
+    const gemini = {
+      ...reference,
+      differences: ['not comparable with Harbor: Gemini through the OpenAI-compatible endpoint'],
+    };
+    const r = tb('terminus-2', [{ info: gemini, attempts: 2 }])!;
+    expect(r.comparable).toBe(false);
+    expect(r.reasons).toEqual(['not comparable with Harbor: Gemini through the OpenAI-compatible endpoint']);
+  });
+
   it('does not apply where no terminus-2 scores are published', () => {
     const args = { harness: 'terminus-2', infos: [{ info: reference, attempts: 1 }] };
     expect(

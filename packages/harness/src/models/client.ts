@@ -26,6 +26,7 @@ import {
   ANTHROPIC_VERSION,
   anthropicBody,
   isContextOverflow,
+  type OverflowPhrases,
   openaiBody,
   type ParsedCompletion,
   parseAnthropic,
@@ -73,6 +74,8 @@ export interface ModelClientOptions {
   /** Price table (default: shipped + OSMOSIS_PRICES_FILE). */
   prices?: Map<string, ModelPrice>;
   random?: () => number;
+  /** Harbor's context-length phrases of a terminus-2 profile (default: the proxies' messages too). */
+  contextOverflowPhrases?: readonly string[];
   /** Called before each backoff wait (tests, logs). Never receives secrets. */
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
 }
@@ -120,6 +123,7 @@ export class ModelClient {
   readonly #random: () => number;
   readonly #onRetry: ModelClientOptions['onRetry'];
   readonly #egress: EgressPolicy;
+  readonly #overflowPhrases: OverflowPhrases | undefined;
   #calls = 0;
   #usage: TokenUsage = ZERO_USAGE;
   readonly #cost = new CostMeter();
@@ -136,6 +140,8 @@ export class ModelClient {
     this.#limiter = providerLimiter(resolved.limiterKey, limit);
     this.#timeoutMs = options.requestTimeoutMs ?? 600_000;
     this.#random = options.random ?? Math.random;
+    const phrases = options.contextOverflowPhrases;
+    this.#overflowPhrases = phrases ? { api: this.resolved.api, phrases } : undefined;
     this.#onRetry = options.onRetry;
     this.#egress = modelEgressPolicy(resolved, env);
   }
@@ -261,7 +267,7 @@ export class ModelClient {
                 },
               );
             }
-            if (isContextOverflow(status, raw)) {
+            if (isContextOverflow(status, raw, this.#overflowPhrases)) {
               throw new ModelError(
                 'provider_context_overflow',
                 `${this.modelName}: context too long: ${message}`,

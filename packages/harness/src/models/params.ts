@@ -1,6 +1,6 @@
 // What terminus-2 puts in each model request, decided as its reference's transport (LiteLLM
-// 1.83 with drop_params) decides it: the temperature (0.7 unless configured; dropped for
-// OpenAI reasoning models that only take 1), reasoning effort, Claude thinking budgets, the
+// 1.83 with drop_params) decides it: the temperature (the profile's default unless configured:
+// 0.7 for Harbor 0.6.4, none for 0.9; dropped for OpenAI reasoning models that only take 1), reasoning effort, Claude thinking budgets, the
 // Anthropic output cap, and prompt caching for Claude models. docs/terminus-2.md, "Limits and
 // model parameters".
 import {
@@ -44,14 +44,16 @@ function cachesPrompt(m: ResolvedModel): boolean {
   return named && (m.api === 'anthropic' || m.provider === 'openrouter');
 }
 
+/** `defaultTemperature`: sent when params set none; null sends none (Harbor 0.9). */
 export function requestParams(
   m: ResolvedModel,
   params: AgentParams = {},
+  defaultTemperature: number | null = TERMINUS2_DEFAULT_TEMPERATURE,
 ): { request: RequestParams; effective: EffectiveModelParams } {
-  const temperature = params.temperature ?? TERMINUS2_DEFAULT_TEMPERATURE;
+  const temperature = params.temperature ?? defaultTemperature;
   const effort = params.reasoning_effort;
   const request: RequestParams = {};
-  const sendTemperature = !dropsTemperature(m, temperature, effort);
+  const sendTemperature = temperature !== null && !dropsTemperature(m, temperature, effort);
   if (sendTemperature) request.temperature = temperature;
   let thinking: number | undefined;
   if (m.api === 'anthropic') {

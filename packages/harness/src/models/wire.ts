@@ -199,11 +199,29 @@ export function errorCode(raw: string): string | undefined {
   }
 }
 
+/** What LiteLLM itself maps to its context-window error, whatever the provider. */
 const OVERFLOW =
-  /context[_ ]length|context window|maximum context|prompt is too long|too many (input )?tokens|input is too long|reduce the length/i;
+  /context[_ ]length|context window|maximum context|too many (input )?tokens|reduce the length/i;
+/** Anthropic's own API: LiteLLM's Anthropic provider maps this too. */
+const ANTHROPIC_OVERFLOW = /prompt is too long/i;
+/** Without a caller's phrases: the proxies' Anthropic and Bedrock messages count as well. */
+const PROXIED_OVERFLOW = /prompt is too long|input is too long/i;
 
-export function isContextOverflow(status: number, raw: string): boolean {
+/** Harbor's own context-length phrases for a terminus-2 profile, and the model's API. */
+export interface OverflowPhrases {
+  api: string;
+  /** Lower-case phrases looked for in the whole error body (Harbor's `_is_context_length_error`). */
+  phrases: readonly string[];
+}
+
+export function isContextOverflow(status: number, raw: string, harbor?: OverflowPhrases): boolean {
   if (status === 413) return true;
   if (status !== 400 && status !== 422) return false;
-  return OVERFLOW.test(errorCode(raw) ?? '') || OVERFLOW.test(providerErrorMessage(raw));
+  const code = errorCode(raw) ?? '';
+  const message = providerErrorMessage(raw);
+  if (OVERFLOW.test(code) || OVERFLOW.test(message)) return true;
+  if (!harbor) return PROXIED_OVERFLOW.test(message);
+  if (harbor.api === 'anthropic' && ANTHROPIC_OVERFLOW.test(message)) return true;
+  const text = raw.toLowerCase();
+  return harbor.phrases.some((p) => text.includes(p));
 }

@@ -6,10 +6,12 @@
 import {
   type AgentParams,
   type AtifTrajectory,
+  DEFAULT_TERMINUS2_PROFILE,
   type EffectiveModelParams,
   type HarnessInfo,
   TERMINUS2_HARNESS_VERSION,
-  TERMINUS2_REFERENCE,
+  TERMINUS2_PROFILE_REFERENCES,
+  type Terminus2Profile,
 } from '@osmosis/contracts';
 import { createScrubber } from '@osmosis/core';
 import type { ChatResult, ModelClient } from '../models/client.ts';
@@ -21,6 +23,8 @@ import type { TokenUsage } from '../models/types.ts';
 import { nextCompletion } from './completion.ts';
 import { Conversation, isOverflow, OutputTooLong } from './conversation.ts';
 import { feedbackOf, parseReply } from './parser.ts';
+import { PROFILE_BEHAVIOUR } from './profile.ts';
+import { runSignal } from './run-signal.ts';
 import { handOff, recoverFromOverflow, type SummarizeContext } from './summarize.ts';
 import { defaultTemplates, formatTemplate, type LoadedTemplates } from './templates.ts';
 import { type ExecHost, limitOutput, type TmuxOptions, TmuxTerminal } from './tmux.ts';
@@ -51,7 +55,11 @@ export interface Terminus2Options {
   templates?: LoadedTemplates;
   /** `[agents.params]`: temperature, reasoning effort, thinking budget. */
   params?: AgentParams;
-  /** The model's token limits (context for summarization, output for the too-long message). */
+  /** The Harbor release it behaves as (default harbor-0.6.4); the model client takes its phrases. */
+  profile?: Terminus2Profile;
+  /** A completion left pending by the previous step (Harbor 0.6.4 keeps it across a multi-step trial). */
+  pendingCompletion?: boolean;
+  /** The model's token limits (context for summarization, output for the too-long message); no context: no proactive hand-off. */
   limits?: ModelLimits;
   maxTurns?: number;
   /** Free context tokens below which the conversation is handed off (8,000). */
@@ -77,17 +85,19 @@ export interface Terminus2Result {
   /** Turns taken (model replies acted on). */
   turns: number;
   harnessInfo: HarnessInfo;
+  /** A completion was pending when the run stopped (true after a confirmed one). */
+  pendingCompletion: boolean;
   /** The model failure that ended the run (auth, bad request, provider unavailable). */
   error?: ModelError | Error;
 }
-
-class StopSignal extends Error {}
 
 /** What one run's turns share: the conversation, the terminal, the texts, the limits. */
 interface TurnContext extends SummarizeContext {
   enableSummarize: boolean;
   /** Free context tokens below which the conversation is handed off before a turn. */
   threshold: number;
+  /** The model's context size is known: without it there is no hand-off before an overflow. */
+  contextKnown: boolean;
   maxTurns: number;
   /** The model's maximum output tokens, named in the too-long message. */
   outputLimit: number | undefined;
@@ -95,6 +105,7 @@ interface TurnContext extends SummarizeContext {
   deadline: number;
   /** Turns the model answered (a cut-off reply and its retry are one turn). */
   turns: number;
+  pending: boolean;
 }
 
 interface Queried {
@@ -225,11 +236,10 @@ async function runEpisodes(ctx: TurnContext): Promise<StopReason> {
     instruction: ctx.instruction,
     terminal_state: terminalState,
   });
-  let pending = false;
   for (let episode = 0; episode < ctx.maxTurns; episode++) {
     if (signal.aborted) throw signal.reason;
     if (!(await terminal.isAlive(signal))) return 'session_ended';
-    if (ctx.enableSummarize && conversation.freeTokens(ctx.limitTokens) < ctx.threshold) {
+    if (ctx.enableSummarize && ctx.contextKnown && conversation.freeTokens(ctx.limitTokens) < ctx.threshold) {
       try {
         prompt = await handOff(ctx);
       } catch (error) {
@@ -237,33 +247,12 @@ async function runEpisodes(ctx: TurnContext): Promise<StopReason> {
         // the reference logs the failure and goes on with the prompt it had (L972–975)
       }
     }
-    const outcome = await playTurn(ctx, prompt, pending);
+    const outcome = await playTurn(ctx, prompt, ctx.pending);
+    ctx.pending = outcome.pending;
     if (outcome.done) return 'task_complete';
     prompt = outcome.prompt;
-    pending = outcome.pending;
   }
   return 'max_turns';
-}
-
-/** An abort signal that fires at the agent timeout or when the caller's signal does. */
-function runSignal(options: Terminus2Options) {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new StopSignal('agent timeout'));
-  }, options.timeoutMs);
-  const onOuterAbort = () => controller.abort(new StopSignal('aborted'));
-  if (options.signal?.aborted) onOuterAbort();
-  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    dispose: () => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onOuterAbort);
-    },
-  };
 }
 
 /** Why the run stopped, given what ended it (an error or none) and whether it was aborted. */
@@ -285,11 +274,7 @@ function harnessInfoOf(options: Terminus2Options, loaded: LoadedTemplates, effec
   const info: HarnessInfo = {
     harness: 'terminus-2',
     version: TERMINUS2_HARNESS_VERSION,
-    reference: {
-      project: TERMINUS2_REFERENCE.project,
-      version: TERMINUS2_REFERENCE.version,
-      commit: TERMINUS2_REFERENCE.commit,
-    },
+    reference: { ...TERMINUS2_PROFILE_REFERENCES[options.profile ?? DEFAULT_TERMINUS2_PROFILE] },
     templates: loaded.info,
     model_params: effective,
     max_turns: options.maxTurns ?? TERMINUS2_DEFAULTS.maxTurns,
@@ -304,13 +289,17 @@ export async function runTerminus2(options: Terminus2Options): Promise<Terminus2
   const started = new Date();
   const model = options.model;
   const loaded = options.templates ?? defaultTemplates();
-  const { request, effective } = requestParams(model.resolved, options.params);
+  const behaviour = PROFILE_BEHAVIOUR[options.profile ?? DEFAULT_TERMINUS2_PROFILE];
+  const { request, effective } = requestParams(model.resolved, options.params, behaviour.defaultTemperature);
   const harnessInfo = harnessInfoOf(options, loaded, effective);
   const run = runSignal(options);
   const conversation = new Conversation(model, request, run.signal);
   const ctx: TurnContext = {
     conversation,
-    terminal: new TmuxTerminal(options.host, loaded.templates, options.tmux),
+    terminal: new TmuxTerminal(options.host, loaded.templates, {
+      ...options.tmux,
+      sendKeys: { endOfOptions: behaviour.sendKeysEndOfOptions, length: behaviour.sendKeysLength },
+    }),
     templates: loaded.templates,
     instruction: options.instruction,
     signal: run.signal,
@@ -319,10 +308,12 @@ export async function runTerminus2(options: Terminus2Options): Promise<Terminus2
     screenTailChars: TERMINUS2_DEFAULTS.screenTailChars,
     enableSummarize: options.enableSummarize ?? true,
     threshold: options.summarizeThresholdTokens ?? TERMINUS2_DEFAULTS.summarizeThresholdTokens,
+    contextKnown: (options.limits?.max_input_tokens ?? options.limits?.max_tokens) !== undefined,
     maxTurns: options.maxTurns ?? TERMINUS2_DEFAULTS.maxTurns,
     outputLimit: options.limits?.max_output_tokens,
     deadline: started.getTime() + options.timeoutMs,
     turns: 0,
+    pending: options.pendingCompletion ?? false,
   };
   let outcome: { stopReason: StopReason } | { error: unknown };
   try {
@@ -333,7 +324,15 @@ export async function runTerminus2(options: Terminus2Options): Promise<Terminus2
     run.dispose();
   }
   const { stopReason, failure } = stopOf(outcome, run.signal.aborted, run.timedOut());
-  return resultOf(options, { started, stopReason, failure, turns: ctx.turns, conversation, harnessInfo });
+  const result = resultOf(options, {
+    started,
+    stopReason,
+    failure,
+    turns: ctx.turns,
+    conversation,
+    harnessInfo,
+  });
+  return { ...result, pendingCompletion: ctx.pending };
 }
 
 /** The result, its trajectory scrubbed of every secret of the attempt and of the model key. */
@@ -347,7 +346,7 @@ function resultOf(
     conversation: Conversation;
     harnessInfo: HarnessInfo;
   },
-): Terminus2Result {
+): Omit<Terminus2Result, 'pendingCompletion'> {
   const { model } = options;
   const { stopReason, conversation } = run;
   let failure = run.failure;

@@ -32,23 +32,43 @@ export function shlexQuote(s: string): string {
   return `'${s.replace(/'/g, `'"'"'`)}'`;
 }
 
-/** Splits one key into pieces whose quoted form fits `maxQuoted` characters (ref L394–410). */
-function splitKey(key: string, maxQuoted: number): string[] {
+/** How one send-keys is built: `--` before the keys, and the unit its length is measured in. */
+export interface SendKeysStyle {
+  endOfOptions: boolean;
+  length: 'chars' | 'utf8-bytes';
+}
+
+/** Harbor 0.6.4's send-keys (ref L341–410): no `--`, lengths in characters (code points). */
+export const SEND_KEYS_064: SendKeysStyle = { endOfOptions: false, length: 'chars' };
+
+/** Python's len(): code points; in bytes, the UTF-8 length. */
+const codePoints = (s: string) => {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) if ((s.charCodeAt(i) & 0xfc00) === 0xd800) n--;
+  return n;
+};
+const measure = (style: SendKeysStyle) =>
+  style.length === 'utf8-bytes' ? (s: string) => Buffer.byteLength(s, 'utf8') : codePoints;
+
+/** Splits one key into pieces whose quoted form fits `maxQuoted`, between code points as Python slices a str (ref L394–410). */
+function splitKey(key: string, maxQuoted: number, style: SendKeysStyle): string[] {
+  const len = measure(style);
+  const units = Array.from(key);
   const chunks: string[] = [];
-  let rest = key;
-  while (rest) {
+  let at = 0;
+  while (at < units.length) {
     let lo = 1;
-    let hi = rest.length;
+    let hi = units.length - at;
     let best = 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (shlexQuote(rest.slice(0, mid)).length <= maxQuoted) {
+      if (len(shlexQuote(units.slice(at, at + mid).join(''))) <= maxQuoted) {
         best = mid;
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    chunks.push(rest.slice(0, best));
-    rest = rest.slice(best);
+    chunks.push(units.slice(at, at + best).join(''));
+    at += best;
   }
   return chunks;
 }
@@ -56,34 +76,39 @@ function splitKey(key: string, maxQuoted: number): string[] {
 /**
  * The `send-keys` calls for these keys, each a list of key arguments: one call when the quoted
  * command fits the limit, else keys spread over several, over-long keys split (ref L341–392;
- * lengths in characters, as that revision measured them).
+ * Harbor 0.9 L350–405 measures in UTF-8 bytes with `--` in the prefix).
  */
-export function sendKeysBatches(session: string, keys: readonly string[]): string[][] {
-  const prefix = `tmux send-keys -t ${shlexQuote(session)}`;
+export function sendKeysBatches(
+  session: string,
+  keys: readonly string[],
+  style: SendKeysStyle = SEND_KEYS_064,
+): string[][] {
+  const len = measure(style);
+  const prefix = `tmux send-keys -t ${shlexQuote(session)}${style.endOfOptions ? ' --' : ''}`;
   const max = TMUX_SEND_KEYS_MAX_COMMAND_LENGTH;
   const single = `${prefix} ${keys.map(shlexQuote).join(' ')}`;
-  if (single.length <= max) return [[...keys]];
+  if (len(single) <= max) return [[...keys]];
   const batches: string[][] = [];
   let current: string[] = [];
-  let length = prefix.length;
+  let length = len(prefix);
   const flush = () => {
     if (current.length) batches.push(current);
     current = [];
-    length = prefix.length;
+    length = len(prefix);
   };
   for (const key of keys) {
-    const addition = 1 + shlexQuote(key).length;
+    const addition = 1 + len(shlexQuote(key));
     if (length + addition <= max) {
       current.push(key);
       length += addition;
-    } else if (prefix.length + addition <= max) {
+    } else if (len(prefix) + addition <= max) {
       flush();
       current.push(key);
-      length = prefix.length + addition;
+      length = len(prefix) + addition;
     } else {
       flush();
-      for (const chunk of splitKey(key, max - prefix.length - 1)) {
-        const add = 1 + shlexQuote(chunk).length;
+      for (const chunk of splitKey(key, max - len(prefix) - 1, style)) {
+        const add = 1 + len(shlexQuote(chunk));
         if (length + add > max) flush();
         current.push(chunk);
         length += add;
@@ -110,6 +135,8 @@ export interface TmuxOptions {
   program?: readonly string[];
   /** Variables every tmux call gets and the panes do not (a bundle's LOCPATH, TERMINFO_DIRS). */
   programEnv?: Record<string, string>;
+  /** How keystrokes are sent (default Harbor 0.6.4's). */
+  sendKeys?: SendKeysStyle;
 }
 
 export class TmuxTerminal {
@@ -124,6 +151,7 @@ export class TmuxTerminal {
   readonly #t: TemplateSet;
   readonly #program: readonly string[];
   readonly #programEnv: Record<string, string>;
+  readonly #sendKeys: SendKeysStyle;
   #previous: string | undefined;
 
   constructor(host: ExecHost, templates: TemplateSet, options: TmuxOptions = {}) {
@@ -138,6 +166,7 @@ export class TmuxTerminal {
     this.#paneLog = options.paneLog === undefined ? PANE_LOG_PATH : options.paneLog;
     this.#program = options.program ?? ['tmux'];
     this.#programEnv = options.programEnv ?? {};
+    this.#sendKeys = options.sendKeys ?? SEND_KEYS_064;
   }
 
   #execOptions(signal?: AbortSignal, env?: Record<string, string>) {
@@ -179,6 +208,9 @@ export class TmuxTerminal {
     );
     if (this.#paneLog) argv.push(';', 'pipe-pane', '-t', this.session, `cat > ${this.#paneLog}`);
     const r = await this.#tmux(argv, signal, { TERM: 'xterm-256color', SHELL: '/bin/bash' });
+    // a later step of a multi-step task: the reference starts the session once per trial (in
+    // setup) and every step goes on in it
+    if (r.exitCode !== 0 && r.stderr.includes(`duplicate session: ${this.session}`)) return;
     if (r.exitCode !== 0) {
       throw new Error(`Failed to start tmux session. Error: ${r.stderr.trim().slice(0, 500)}`);
     }
@@ -192,11 +224,14 @@ export class TmuxTerminal {
 
   /**
    * Sends one command's keystrokes as one `send-keys` argument without `-l` (split only past
-   * tmux's command limit): tmux types the text, unless the whole string is a key name.
+   * tmux's command limit): tmux types the text, unless the whole string is a key name. With
+   * Harbor 0.9's `--`, keystrokes starting with `-` are typed rather than read as options.
    */
   async send(keystrokes: string, signal?: AbortSignal): Promise<void> {
-    for (const batch of sendKeysBatches(this.session, [keystrokes])) {
-      const r = await this.#tmux(['send-keys', '-t', this.session, ...batch], signal);
+    const style = this.#sendKeys;
+    for (const batch of sendKeysBatches(this.session, [keystrokes], style)) {
+      const argv = ['send-keys', '-t', this.session, ...(style.endOfOptions ? ['--'] : []), ...batch];
+      const r = await this.#tmux(argv, signal);
       if (r.exitCode !== 0) {
         throw new Error(`failed to send non-blocking keys: ${r.stderr.trim().slice(0, 300)}`);
       }

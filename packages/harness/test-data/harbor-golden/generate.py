@@ -31,7 +31,7 @@ T2 = "src/harbor/agents/terminus_2"
 PY313 = "/root/.pyenv/versions/3.13.0/bin/python3"
 # Jobs that need only the standard library run under Harbor's interpreter (3.13: json's error
 # messages differ between versions); the others need numpy or pydantic from this interpreter.
-STDLIB_JOBS = {"parser", "output-cap", "incremental"}
+STDLIB_JOBS = {"parser", "output-cap", "incremental", "send-keys"}
 
 
 def show(git: str, commit: str, path: str) -> str:
@@ -134,6 +134,25 @@ def incremental_cases(git, commit):
         s._previous_buffer = case["previous"]
         result = asyncio.run(find(s, case["current"]))
         out.append({"input": case, "harbor": {"newContent": result}})
+    return out
+
+
+def send_keys_cases(git, commit):
+    import shlex
+
+    src = show(git, commit, f"{T2}/tmux_session.py")
+    names = ["_tmux_send_keys", "_split_key_for_tmux"] + (["_utf8_len"] if "def _utf8_len" in src else [])
+
+    class Session:
+        _session_name = "terminus-2"
+        _TMUX_SEND_KEYS_MAX_COMMAND_LENGTH = 16_000
+
+    fns = lift(src, names, {"shlex": shlex, "TmuxSession": Session})
+    for n in names[1:]:
+        setattr(Session, n, fns[n])
+    out = []
+    for case in json.loads((HERE / "inputs/send-keys.json").read_text()):
+        out.append({"input": case, "harbor": {"commands": fns["_tmux_send_keys"](Session(), case["keys"])}})
     return out
 
 
@@ -244,6 +263,7 @@ def main():
         "parser": (parser_cases, f"{T2}/terminus_json_plain_parser.py", "TerminusJSONPlainParser.parse_response"),
         "output-cap": (output_cap_cases, f"{T2}/terminus_2.py", "Terminus2._limit_output_length"),
         "incremental": (incremental_cases, f"{T2}/tmux_session.py", "TmuxSession._find_new_content"),
+        "send-keys": (send_keys_cases, f"{T2}/tmux_session.py", "TmuxSession._tmux_send_keys"),
         "calibration": (calibration_cases, "adapters/hle/src/hle/compute_calibration.py", "calib_err"),
         "rewards": (reward_cases, "src/harbor/verifier/verifier.py", "Verifier._parse_reward_{text,json} + VerifierResult"),
     }
