@@ -8,7 +8,7 @@
 // - a run of three tasks on three absent images: when the worker starts the run's first attempt
 //   it pulls the other images ahead (the engine has them while the first attempts are still held
 //   at their gate), and each image reaches the registry as one pull although two attempts wait
-//   on it.
+//   on it; the image of a task that builds instead (`image_source = "build"`) is not pulled.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,7 +30,7 @@ import {
   type TestRegistry,
 } from './helpers/registry.ts';
 import { addBenchmark, runEnded, submitRun } from './helpers/runs.ts';
-import { ensureNoGlibcImage } from './helpers/tool-images.ts';
+import { BASE_IMAGE, ensureNoGlibcImage } from './helpers/tool-images.ts';
 import { waitFor } from './helpers/wait.ts';
 import { startTestWorker, TEST_PRIVATE_NETWORK_ALLOWLIST } from './helpers/worker.ts';
 
@@ -101,7 +101,8 @@ beforeAll(async () => {
   registry = await startRegistry();
   proxy = await startCountingProxy(registry.host, { bytesPerSecond: BYTES_PER_SECOND });
   for (const [k, v] of Object.entries({
-    OSMOSIS_IMAGE_REGISTRIES: `${registry.host},${proxy.host}`,
+    // the public defaults too: a task's build FROM the base image
+    OSMOSIS_IMAGE_REGISTRIES: `defaults,${registry.host},${proxy.host}`,
     OSMOSIS_DATA_DIR: path.join(root, 'data'),
     OSMOSIS_SECRET_KEYS: `pulls1:${Buffer.alloc(32, 3).toString('base64')}`,
   })) {
@@ -257,5 +258,47 @@ describe('pulls seen by the member', { timeout: 900_000 }, () => {
     // each image reached the registry as one pull, whatever the number of attempts waiting on it
     for (const name of Object.keys(images))
       expect(proxy.manifestRequests(`alexgshaw/${name}-${unique}`), name).toBe(perPull);
+  });
+
+  it('does not pull ahead the image of a task that builds its own', async () => {
+    const pulled = await pushRandom('pulled', 1_000_000);
+    const never = `${proxy.host}/alexgshaw/never-${unique}:20251031`;
+    const dir = path.join(root, 'builds');
+    for (const sub of ['environment', 'tests', 'solution'])
+      mkdirSync(path.join(dir, 'built', sub), { recursive: true });
+    writeBenchmark('builds', { pulled: pulled.reference }, false);
+    writeFileSync(
+      path.join(dir, 'built', 'task.toml'),
+      `version = "1.0"\n\n[agent]\ntimeout_sec = 600.0\n\n[verifier]\ntimeout_sec = 60.0\n\n[environment]\ndocker_image = "${never}"\nimage_source = "build"\ncpus = 1\nmemory_mb = 512\nstorage_mb = 1024\n`,
+    );
+    writeFileSync(path.join(dir, 'built', 'instruction.md'), 'Nothing to do.\n');
+    writeFileSync(
+      path.join(dir, 'built', 'environment', 'Dockerfile'),
+      `FROM ${BASE_IMAGE}\nRUN echo ${unique} > /built\n`,
+    );
+    writeFileSync(path.join(dir, 'built', 'solution', 'solve.sh'), '#!/bin/sh\ntrue\n');
+    writeFileSync(
+      path.join(dir, 'built', 'tests', 'test.sh'),
+      '#!/bin/sh\nif [ -s /built ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n',
+    );
+    await addBenchmark(api, owner.token, dir);
+    const submitted = await submitRun(
+      api,
+      owner.token,
+      '[experiment]\nbenchmark = "builds"\n\n[execution]\nmax_concurrent_attempts = 1\n\n[[agents]]\nharness = "oracle"\n',
+      'builds.toml',
+    );
+    expect((await runEnded(api, owner.token, submitted.name, 600_000)).status).toBe('finished');
+    const attempts = await api.db.attempt.findMany({
+      where: { runId: submitted.id },
+      include: { task: true },
+    });
+    for (const a of attempts)
+      expect(a, `${a.task.name}: ${a.errorMessage}`).toMatchObject({ outcome: 'passed' });
+    expect(attempts.find((a) => a.task.name === 'built')?.imageInfo).toMatchObject({ source: 'built' });
+    // the image the task builds instead was never asked of the registry, nor pinned
+    expect(proxy.manifestRequests(`alexgshaw/never-${unique}`)).toBe(0);
+    const pins = await api.db.runImagePin.findMany({ where: { runId: submitted.id } });
+    expect(pins.map((p) => p.reference)).toEqual([pulled.reference]);
   });
 });
