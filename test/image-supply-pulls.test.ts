@@ -7,8 +7,9 @@
 //   `runs info` shows) reads `pulling <ref> · N / M MB`, and the attempt's events name the pull;
 // - a run of three tasks on three absent images: when the worker starts the run's first attempt
 //   it pulls the other images ahead (the engine has them while the first attempts are still held
-//   at their gate), and each image reaches the registry as one pull although two attempts wait
-//   on it; the image of a task that builds instead (`image_source = "build"`) is not pulled.
+//   at their gate), and each image reaches the registry as one pull although the prefetch and
+//   two attempts of its task ask for it; the image of a task that builds instead
+//   (`image_source = "build"`) is not pulled ahead.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -255,7 +256,7 @@ describe('pulls seen by the member', { timeout: 900_000 }, () => {
       expect(a, `${a.task.name} #${a.index}: ${a.errorMessage}`).toMatchObject({ outcome: 'passed' });
       expect(a.imageInfo).toMatchObject({ digest: images[a.task.name]!.digest });
     }
-    // each image reached the registry as one pull, whatever the number of attempts waiting on it
+    // each image reached the registry as one pull, though the prefetch and two attempts asked for it
     for (const name of Object.keys(images))
       expect(proxy.manifestRequests(`alexgshaw/${name}-${unique}`), name).toBe(perPull);
   });
