@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import { type Docker, extractTar, getDocker } from '@osmosis/sandbox';
 
@@ -293,7 +293,8 @@ export async function importRandomImage(
 
 /**
  * An HTTP proxy on loopback in front of a registry that counts the manifest requests it
- * forwards, per repository path: how many pulls reached the registry.
+ * forwards, per repository path: how many pulls reached the registry. With `bytesPerSecond`, each
+ * answer's body is sent no faster than that (a slow registry: a pull whose progress can be seen).
  */
 export interface CountingProxy {
   host: string;
@@ -301,7 +302,23 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
-export async function startCountingProxy(target: string): Promise<CountingProxy> {
+/** A stream that lets bytes through no faster than `bytesPerSecond`. */
+function throttled(bytesPerSecond: number): Transform {
+  const started = Date.now();
+  let sent = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      sent += chunk.length;
+      const due = started + (sent / bytesPerSecond) * 1000;
+      setTimeout(() => done(null, chunk), Math.max(0, due - Date.now()));
+    },
+  });
+}
+
+export async function startCountingProxy(
+  target: string,
+  options: { bytesPerSecond?: number } = {},
+): Promise<CountingProxy> {
   const http = await import('node:http');
   const counts = new Map<string, number>();
   const server = http.createServer((req, res) => {
@@ -312,7 +329,8 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
       { method: req.method, headers: { ...req.headers, host: target } },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        if (options.bytesPerSecond) answer.pipe(throttled(options.bytesPerSecond)).pipe(res);
+        else answer.pipe(res);
       },
     );
     upstream.on('error', () => res.destroy());

@@ -19,11 +19,14 @@ import { TEST_REDIS_URL } from './redis.ts';
 const ALLOWLIST_ENV = 'OSMOSIS_PRIVATE_NETWORK_ALLOWLIST';
 export const TEST_PRIVATE_NETWORK_ALLOWLIST = '127.0.0.1';
 
+/** The worker's trial options (its sandboxes' network mode, tool store, image supplier, …). */
+type PipelineOptions = NonNullable<Parameters<typeof startWorker>[1]>['pipeline'];
+
 export function startTestWorker(
   api: TestApi,
   dataDir: string,
   overrides: Partial<WorkerConfig> = {},
-  options: { privateNetworkAllowlist?: string } = {},
+  options: { privateNetworkAllowlist?: string; pipeline?: PipelineOptions } = {},
 ): Promise<RunningWorker> {
   const allowlist = options.privateNetworkAllowlist ?? TEST_PRIVATE_NETWORK_ALLOWLIST;
   process.env[ALLOWLIST_ENV] = allowlist;
@@ -38,6 +41,6 @@ export function startTestWorker(
       reconcileMs: 1000,
       ...overrides,
     }),
-    { logger: testLogger() },
+    { logger: testLogger(), ...(options.pipeline ? { pipeline: options.pipeline } : {}) },
   );
 }

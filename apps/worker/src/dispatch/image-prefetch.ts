@@ -19,13 +19,18 @@ const REMEMBERED_RUNS = 1000;
 
 export type ImagePrefetch = (runId: string) => void;
 
-/** The run's distinct docker_image references (the stored task's `config.environment.docker_image`). */
+/**
+ * The run's distinct docker_image references (the stored task's `config.environment.docker_image`),
+ * except those of tasks that build their image instead (`image_source = "build"`): the task chose
+ * not to have it pulled.
+ */
 async function runImages(db: Db, runId: string): Promise<string[]> {
   const rows = await db.$queryRaw<{ image: string }[]>`
     SELECT DISTINCT t.config->'config'->'environment'->>'docker_image' AS image
     FROM tasks t
     WHERE t.id IN (SELECT DISTINCT task_id FROM attempts WHERE run_id = ${runId}::uuid)
       AND t.config->'config'->'environment'->>'docker_image' IS NOT NULL
+      AND (t.config->'config'->'environment'->>'image_source') IS DISTINCT FROM 'build'
     LIMIT ${PREFETCH_MAX_IMAGES}`;
   return rows.map((r) => r.image);
 }
