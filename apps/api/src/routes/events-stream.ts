@@ -12,6 +12,7 @@ import {
   EventCursor,
   isEventId,
   type RunStatusName,
+  STANDARD_ERROR_RESPONSES,
   type StreamEnd,
   type StreamProgress,
   type StreamRunEvent,
@@ -272,11 +273,18 @@ export const eventStreamRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['results'],
-        summary:
-          'Server-sent events of a run: `run-event`, `progress`, and `end` (final scores) when it is terminal',
+        summary: 'Follow a run (server-sent events)',
+        description:
+          'Server-sent events of a run: `run-event` (a lifecycle event), `progress` (counts of attempts), and `end` (final scores) once the run is terminal, then the stream closes. `after` resumes after an event id (the `Last-Event-ID` header does too).',
         params: RunNameParams,
         querystring: StreamQuery,
-        produces: ['text/event-stream'],
+        response: STANDARD_ERROR_RESPONSES,
+        otherResponses: {
+          200: [
+            'text/event-stream',
+            'Frames `run-event`, `progress` and `end`; the stream closes after `end`.',
+          ],
+        },
       },
     },
     async (request, reply) =>

@@ -15,7 +15,8 @@ export const leaderboardRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['results'],
-        summary: "A benchmark's leaderboard: one entry per (harness, model), ranked by pass@1",
+        summary: "Get a benchmark's leaderboard",
+        description: "A benchmark's leaderboard: one entry per (harness, model), ranked by pass@1.",
         params: z.object({ key: z.string().min(1) }),
         querystring: z.object({
           comparable: z

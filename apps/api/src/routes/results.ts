@@ -13,8 +13,9 @@ export const resultRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['results'],
-        summary:
-          "A run's scores: totals, and per agent rank, pass@1 with its 95% interval, pass@k, usage per task",
+        summary: "Get a run's scores",
+        description:
+          "A run's scores: totals, and per agent rank, pass@1 with its 95% interval, pass@k, usage per task.",
         params: RunNameParams,
         response: { 200: RunResultsResponse, ...STANDARD_ERROR_RESPONSES },
       },
