@@ -26,19 +26,21 @@ export type TemplateSetKind = z.infer<typeof TemplateSetKind>;
 /** The texts a run used. */
 export const TemplateSetInfo = z.object({
   kind: TemplateSetKind,
-  /** SHA-256 of each file the set was read from (relative path → hex). */
-  files: z.record(z.string(), z.string()),
-  /** SHA-256 of the rendered set (ids and texts), whatever it was read from. */
-  digest: z.string(),
+  files: z
+    .record(z.string(), z.string())
+    .describe('SHA-256 of each file the set was read from (relative path → hex)'),
+  digest: z.string().describe('SHA-256 of the rendered set (ids and texts), whatever it was read from'),
 });
 export type TemplateSetInfo = z.infer<typeof TemplateSetInfo>;
 
 /** The model parameters as sent. */
 export const EffectiveModelParams = z.object({
-  /** Configured (or default) temperature. */
-  temperature: z.number(),
-  /** False when the model takes no temperature but 1 and it was left out, as LiteLLM's drop_params does. */
-  temperature_sent: z.boolean(),
+  temperature: z.number().describe('Configured (or default) temperature'),
+  temperature_sent: z
+    .boolean()
+    .describe(
+      "False when the model takes no temperature but 1 and it was left out, as LiteLLM's drop_params does",
+    ),
   reasoning_effort: z.string().nullable(),
   thinking_budget_tokens: z.number().int().nullable(),
   max_tokens: z.number().int().nullable(),
@@ -49,13 +51,15 @@ export type EffectiveModelParams = z.infer<typeof EffectiveModelParams>;
 /** An agent tool an attempt ran with (terminus-2's tmux, an installed agent's CLI), and where it came from. */
 export const ToolUse = z.object({
   name: z.string(),
-  /** As the tool printed it (`tmux 3.3a`, `2.1.332 (Claude Code)`); null when it printed none. */
-  version: z.string().nullable(),
-  /**
-   * `bundle`: prepared once by the worker and mounted read-only; `image`: the task image's own;
-   * `installed`: installed in the sandbox at setup (needs internet).
-   */
-  source: z.enum(['bundle', 'image', 'installed']),
+  version: z
+    .string()
+    .nullable()
+    .describe('As the tool printed it (`tmux 3.3a`, `2.1.332 (Claude Code)`); null when it printed none'),
+  source: z
+    .enum(['bundle', 'image', 'installed'])
+    .describe(
+      "`bundle`: prepared once by the worker and mounted read-only; `image`: the task image's own; `installed`: installed in the sandbox at setup (needs internet)",
+    ),
 });
 export type ToolUse = z.infer<typeof ToolUse>;
 
@@ -68,7 +72,9 @@ export const HarnessInfo = z.object({
   model_params: EffectiveModelParams.nullable(),
   max_turns: z.number().int().nullable(),
   summarize_threshold_tokens: z.number().int().nullable(),
-  /** The agent tools it ran with (absent in attempts recorded before tools were reported). */
-  tools: z.array(ToolUse).optional(),
+  tools: z
+    .array(ToolUse)
+    .optional()
+    .describe('The agent tools it ran with (absent in attempts recorded before tools were reported)'),
 });
 export type HarnessInfo = z.infer<typeof HarnessInfo>;

@@ -92,8 +92,9 @@ export type ImageSource = z.infer<typeof ImageSource>;
 export const TaskEnvironmentConfig = z.object({
   build_timeout_sec: z.number().positive(),
   docker_image: z.string().nullable(),
-  /** the task's own choice of how its image is had (null: the operator's OSMOSIS_IMAGE_SOURCE) */
-  image_source: ImageSource.nullable().default(null),
+  image_source: ImageSource.nullable()
+    .default(null)
+    .describe("the task's own choice of how its image is had (null: the operator's OSMOSIS_IMAGE_SOURCE)"),
   os: TaskOs.default(TASK_DEFAULTS.environment.os),
   cpus: z.number().positive(),
   memory_mb: z.number().int().positive(),
@@ -117,10 +118,12 @@ export const TaskVerifierConfig = z.object({
   user: TaskUser,
   network_mode: NetworkMode.nullable(),
   allowed_hosts: z.array(z.string()),
-  /** null: `separate` when `environment` is set, else `shared` (resolveVerifierMode) */
-  environment_mode: VerifierEnvironmentMode.nullable().default(null),
-  /** `[verifier.environment]`: the separate verifier's environment (same keys as `[environment]`) */
-  environment: TaskEnvironmentConfig.nullable().default(null),
+  environment_mode: VerifierEnvironmentMode.nullable()
+    .default(null)
+    .describe('null: `separate` when `environment` is set, else `shared` (resolveVerifierMode)'),
+  environment: TaskEnvironmentConfig.nullable()
+    .default(null)
+    .describe("`[verifier.environment]`: the separate verifier's environment (same keys as `[environment]`)"),
 });
 export type TaskVerifierConfig = z.infer<typeof TaskVerifierConfig>;
 
@@ -130,10 +133,11 @@ export type TaskVerifierConfig = z.infer<typeof TaskVerifierConfig>;
  * a separate verifier receives, at the same path.
  */
 export const TaskArtifact = z.object({
-  /** absolute path in the agent's environment */
-  source: z.string(),
-  /** relative path under the attempt's `artifacts/`; null: the source's base name */
-  destination: z.string().nullable(),
+  source: z.string().describe("absolute path in the agent's environment"),
+  destination: z
+    .string()
+    .nullable()
+    .describe("relative path under the attempt's `artifacts/`; null: the source's base name"),
   exclude: z.array(z.string()),
 });
 export type TaskArtifact = z.infer<typeof TaskArtifact>;
@@ -173,12 +177,14 @@ export const TaskConfig = z.object({
   solution: TaskSolutionConfig,
   environment: TaskEnvironmentConfig,
   source: z.string().nullable(),
-  /** task-level artifacts, collected after the agent (every step's, in a multi-step task) */
-  artifacts: z.array(TaskArtifact).default([]),
-  /** `[[steps]]`; null for a single-step task */
-  steps: z.array(TaskStep).nullable().default(null),
-  /** multi-step only; null means `mean` */
-  multi_step_reward_strategy: MultiStepRewardStrategy.nullable().default(null),
+  artifacts: z
+    .array(TaskArtifact)
+    .default([])
+    .describe("task-level artifacts, collected after the agent (every step's, in a multi-step task)"),
+  steps: z.array(TaskStep).nullable().default(null).describe('`[[steps]]`; null for a single-step task'),
+  multi_step_reward_strategy: MultiStepRewardStrategy.nullable()
+    .default(null)
+    .describe('multi-step only; null means `mean`'),
 });
 export type TaskConfig = z.infer<typeof TaskConfig>;
 
@@ -192,15 +198,14 @@ export type TaskFileEntry = z.infer<typeof TaskFileEntry>;
 export const TaskManifest = z.object({
   name: z.string(),
   category: z.string().nullable(),
-  /** easy | medium | hard, or null when the source gives none (never inferred) */
-  difficulty: TaskDifficulty.nullable(),
+  difficulty: TaskDifficulty.nullable().describe(
+    'easy | medium | hard, or null when the source gives none (never inferred)',
+  ),
   tags: z.array(z.string()),
   instruction: z.string(),
   config: TaskConfig,
-  /** sha256 over the sorted relative paths and bytes of every file of the task */
-  digest: z.string(),
-  /** sha256 over environment/ and the image settings: the image cache key */
-  env_digest: z.string(),
+  digest: z.string().describe('sha256 over the sorted relative paths and bytes of every file of the task'),
+  env_digest: z.string().describe('sha256 over environment/ and the image settings: the image cache key'),
   files: z.array(TaskFileEntry),
   has_dockerfile: z.boolean(),
   has_solution: z.boolean(),

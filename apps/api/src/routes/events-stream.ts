@@ -53,12 +53,21 @@ export function streamEvent(e: EventRow): StreamRunEvent {
 }
 
 export const StreamQuery = z.object({
-  /** start after this event id (default: the last `backlog` events) */
-  after: EventCursor.optional(),
-  /** how many past events to send first when `after` is not given (0..200, default 20) */
-  backlog: z.coerce.number().int().min(0).max(200).optional(),
-  /** poll period, ms (100..10000) */
-  interval_ms: z.coerce.number().int().min(100).max(10_000).optional(),
+  after: EventCursor.optional().describe('start after this event id (default: the last `backlog` events)'),
+  backlog: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(200)
+    .optional()
+    .describe('how many past events to send first when `after` is not given (0..200, default 20)'),
+  interval_ms: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(10_000)
+    .optional()
+    .describe('poll period, ms (100..10000)'),
 });
 
 /** Where a stream's events start: after Last-Event-ID, after `after`, or the last `backlog`. */

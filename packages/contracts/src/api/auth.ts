@@ -25,10 +25,13 @@ export const Me = z.object({
     name: z.string(),
     prefix: z.string(),
     expires_at: Timestamp.nullable(),
-    /** the token's role bound (null: none); `role` above is already bounded by it */
-    max_role: MemberRole.nullable().optional(),
-    /** the token works in this workspace only (an admin issued it when adding the user) */
-    confined: z.boolean().optional(),
+    max_role: MemberRole.nullable()
+      .optional()
+      .describe("the token's role bound (null: none); `role` above is already bounded by it"),
+    confined: z
+      .boolean()
+      .optional()
+      .describe('the token works in this workspace only (an admin issued it when adding the user)'),
   }),
 });
 export type Me = z.infer<typeof Me>;

@@ -22,8 +22,10 @@ export const TaskSetSpec = z.object({
   description: z.string().nullable().default(null),
   recommended: z.boolean().default(false),
   task_names: z.array(z.string()).optional(),
-  /** a dataset ref of the same registry whose task names make the set (`hle@parity`) */
-  dataset: z.string().optional(),
+  dataset: z
+    .string()
+    .optional()
+    .describe('a dataset ref of the same registry whose task names make the set (`hle@parity`)'),
 });
 export type TaskSetSpec = z.infer<typeof TaskSetSpec>;
 
@@ -149,14 +151,14 @@ export const GitSource = z.object({
   path: z.string().nullable().default(null),
 });
 export const RegistrySource = z.object({
-  /** where the registry document is fetched from; null when it was uploaded */
-  registry_url: z.string().nullable().default(null),
-  /** storage key of an uploaded registry document */
-  registry_key: z.string().nullable().default(null),
-  /** `name@version` as given (version may be absent: highest) */
-  dataset: z.string().min(1),
-  /** the version it resolved to at sync */
-  resolved_version: z.string().nullable().default(null),
+  registry_url: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe('where the registry document is fetched from; null when it was uploaded'),
+  registry_key: z.string().nullable().default(null).describe('storage key of an uploaded registry document'),
+  dataset: z.string().min(1).describe('`name@version` as given (version may be absent: highest)'),
+  resolved_version: z.string().nullable().default(null).describe('the version it resolved to at sync'),
 });
 export const ArchiveSource = z.object({
   archive_key: z.string().min(1),
@@ -181,27 +183,26 @@ export type BenchmarkMetadataOverrides = z.infer<typeof BenchmarkMetadataOverrid
 export const AddBenchmarkRequest = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('git'),
-    /** https://, http:// or git:// (GIT_URL_SCHEMES); loopback and private hosts only if the operator allows them */
-    url: GitUrl,
+    url: GitUrl.describe(
+      'https://, http:// or git:// (GIT_URL_SCHEMES); loopback and private hosts only if the operator allows them',
+    ),
     ref: GitRef.optional(),
-    /** sub-folder holding the tasks, relative, without `..` */
-    path: SourcePath.optional(),
+    path: SourcePath.optional().describe('sub-folder holding the tasks, relative, without `..`'),
     metadata: BenchmarkMetadataOverrides.optional(),
   }),
   z.object({
     kind: z.literal('registry'),
-    /** `name@version`; without a version, the highest */
-    dataset: z.string().min(1),
+    dataset: z.string().min(1).describe('`name@version`; without a version, the highest'),
     registry_url: RegistryUrl.optional(),
-    /** an uploaded registry document, instead of registry_url */
-    registry: z.unknown().optional(),
+    registry: z.unknown().optional().describe('an uploaded registry document, instead of registry_url'),
     metadata: BenchmarkMetadataOverrides.optional(),
   }),
   z.object({
     kind: z.literal('catalog'),
     catalog_key: z.string().min(1),
-    /** fetch the catalog dataset from this registry instead of the catalog's (mirrors, tests) */
-    registry_url: RegistryUrl.optional(),
+    registry_url: RegistryUrl.optional().describe(
+      "fetch the catalog dataset from this registry instead of the catalog's (mirrors, tests)",
+    ),
     registry: z.unknown().optional(),
     metadata: BenchmarkMetadataOverrides.optional(),
   }),
@@ -222,7 +223,6 @@ export const AddArchiveQuery = z.object({
     .optional(),
   judge_model_default: z.string().min(1).optional(),
   judge_kind: z.string().min(1).optional(),
-  /** comma-separated secret record names (`HF_TOKEN,OTHER`) */
   required_secret_names: z
     .string()
     .transform((v) =>
@@ -232,9 +232,9 @@ export const AddArchiveQuery = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.string().regex(/^[A-Z][A-Z0-9_]*$/)))
-    .optional(),
-  /** sub-folder of the archive holding the tasks */
-  path: SourcePath.optional(),
+    .optional()
+    .describe('comma-separated secret record names (`HF_TOKEN,OTHER`)'),
+  path: SourcePath.optional().describe('sub-folder of the archive holding the tasks'),
 });
 export type AddArchiveQuery = z.infer<typeof AddArchiveQuery>;
 
@@ -282,12 +282,20 @@ export const Benchmark = z.object({
   platform_url: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
-  /** this workspace's runs on the benchmark (upstream's `run_count`) */
-  run_count: z.number().int().nonnegative(),
-  /** of them pending, queued or running (upstream's `running_count`) */
-  running_count: z.number().int().nonnegative(),
-  /** who added the benchmark (display name, else e-mail; null when unknown) */
-  creator_name: z.string().nullable(),
+  run_count: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("this workspace's runs on the benchmark (upstream's `run_count`)"),
+  running_count: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("of them pending, queued or running (upstream's `running_count`)"),
+  creator_name: z
+    .string()
+    .nullable()
+    .describe('who added the benchmark (display name, else e-mail; null when unknown)'),
 });
 export type Benchmark = z.infer<typeof Benchmark>;
 
@@ -299,28 +307,36 @@ export type BenchmarkTask = z.infer<typeof BenchmarkTask>;
 export const BENCHMARK_DETAIL_MAX_RUNS = 20;
 
 export const BenchmarkDetail = Benchmark.extend({
-  /** tasks per difficulty (`none`: no difficulty given); every key always present */
-  difficulty_counts: z.object({
-    easy: z.number().int(),
-    medium: z.number().int(),
-    hard: z.number().int(),
-    none: z.number().int(),
-  }),
+  difficulty_counts: z
+    .object({
+      easy: z.number().int(),
+      medium: z.number().int(),
+      hard: z.number().int(),
+      none: z.number().int(),
+    })
+    .describe('tasks per difficulty (`none`: no difficulty given); every key always present'),
   unsupported_task_count: z.number().int(),
   tasks: z.array(BenchmarkTask),
-  /** ranked entries; empty until runs on the full (or a recommended) set exist */
-  leaderboard: z.array(LeaderboardEntry),
-  /** newer finished runs left off the leaderboard for their errors, with why (the leaderboard's `unranked`) */
-  leaderboard_unranked: z.array(UnrankedEntry),
-  /** this workspace's runs on the benchmark, newest first (at most BENCHMARK_DETAIL_MAX_RUNS) */
-  runs: z.array(BenchmarkRunRef.extend({ task_count: z.number().int(), finished_at: z.string().nullable() })),
-  /** every run of this workspace on the benchmark; above runs.length, page GET /v1/runs?benchmark=ID */
+  leaderboard: z
+    .array(LeaderboardEntry)
+    .describe('ranked entries; empty until runs on the full (or a recommended) set exist'),
+  leaderboard_unranked: z
+    .array(UnrankedEntry)
+    .describe(
+      "newer finished runs left off the leaderboard for their errors, with why (the leaderboard's `unranked`)",
+    ),
+  runs: z
+    .array(BenchmarkRunRef.extend({ task_count: z.number().int(), finished_at: z.string().nullable() }))
+    .describe("this workspace's runs on the benchmark, newest first (at most BENCHMARK_DETAIL_MAX_RUNS)"),
   run_count: z
     .number()
     .int()
     .nonnegative()
     .describe(
       'How many runs of this workspace the benchmark has. `runs` holds the newest 20; when run_count is larger, list them all with GET /v1/runs?benchmark=<id>.',
+    )
+    .describe(
+      'every run of this workspace on the benchmark; above runs.length, page GET /v1/runs?benchmark=ID',
     ),
 });
 export type BenchmarkDetail = z.infer<typeof BenchmarkDetail>;

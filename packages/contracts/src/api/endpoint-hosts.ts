@@ -24,10 +24,12 @@ export const ListEndpointHostsQuery = PageQuery;
 export const EndpointHostSource = z.enum(['built_in', 'workspace']);
 
 export const EndpointHost = z.object({
-  /** canonical entry: lower case, punycode, `*.` for sub-domains, `:port` for one port */
-  host: z.string(),
-  /** `built_in`: a known model provider's host (https only); `workspace`: added by an admin */
-  source: EndpointHostSource,
+  host: z
+    .string()
+    .describe('canonical entry: lower case, punycode, `*.` for sub-domains, `:port` for one port'),
+  source: EndpointHostSource.describe(
+    "`built_in`: a known model provider's host (https only); `workspace`: added by an admin",
+  ),
   added_by: SecretUser.nullable(),
   created_at: Timestamp.nullable(),
 });

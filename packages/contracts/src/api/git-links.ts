@@ -28,8 +28,10 @@ export type GitIdentity = z.infer<typeof GitIdentity>;
 
 export const GitLink = z.object({
   identity: z.string(),
-  /** origin's URL as the linking CLI saw it, without credentials (display only) */
-  remote_url: z.string().nullable(),
+  remote_url: z
+    .string()
+    .nullable()
+    .describe("origin's URL as the linking CLI saw it, without credentials (display only)"),
   added_by: UserSummary.nullable(),
   created_at: Timestamp,
 });

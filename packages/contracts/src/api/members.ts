@@ -26,8 +26,7 @@ export const AddMemberBody = z
   .object({
     email: EmailAddress,
     role: MemberRole.default('member'),
-    /** days until the code expires */
-    expires_in_days: z.number().int().min(1).max(30).default(7),
+    expires_in_days: z.number().int().min(1).max(30).default(7).describe('days until the code expires'),
   })
   .strict();
 export type AddMemberBody = z.infer<typeof AddMemberBody>;
@@ -39,8 +38,10 @@ export const Invitation = z.object({
   id: Uuid,
   email: z.string(),
   role: MemberRole,
-  /** the e-mail of the admin who invited (null once their account is gone) */
-  invited_by: z.string().nullable(),
+  invited_by: z
+    .string()
+    .nullable()
+    .describe('the e-mail of the admin who invited (null once their account is gone)'),
   created_at: Timestamp,
   expires_at: Timestamp,
 });

@@ -13,13 +13,17 @@ export const CostEstimateAgent = z.object({
   index: z.number().int(),
   model: z.string(),
   attempts: z.number().int(),
-  /** finished attempts of earlier runs of this model on this benchmark that reported a cost */
-  basis_attempts: z.number().int().nonnegative(),
-  /** models and judge, per attempt; null when there is no earlier run to learn from */
-  mean_cost_per_attempt_usd: z.number().nullable(),
+  basis_attempts: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('finished attempts of earlier runs of this model on this benchmark that reported a cost'),
+  mean_cost_per_attempt_usd: z
+    .number()
+    .nullable()
+    .describe('models and judge, per attempt; null when there is no earlier run to learn from'),
   usd: z.number().nullable(),
-  /** why there is no estimate: "no earlier run of MODEL on BENCH" */
-  note: z.string().nullable(),
+  note: z.string().nullable().describe('why there is no estimate: "no earlier run of MODEL on BENCH"'),
 });
 export type CostEstimateAgent = z.infer<typeof CostEstimateAgent>;
 
@@ -27,7 +31,9 @@ export type CostEstimateAgent = z.infer<typeof CostEstimateAgent>;
 export const CostEstimate = z.object({
   usd: z.number().nullable(),
   agents: z.array(CostEstimateAgent),
-  /** the notes of the agents without an estimate, joined; null when every agent has one */
-  note: z.string().nullable(),
+  note: z
+    .string()
+    .nullable()
+    .describe('the notes of the agents without an estimate, joined; null when every agent has one'),
 });
 export type CostEstimate = z.infer<typeof CostEstimate>;

@@ -20,13 +20,15 @@ export type PairedIntervalMethod = z.infer<typeof PairedIntervalMethod>;
 
 /** What core's comparePaired returns: agent a against agent b on the tasks both have scored. */
 export const PairedComparison = z.object({
-  /** tasks scored by both agents (the others are left out and counted in `excluded`) */
-  tasks: z.number().int().nonnegative(),
+  tasks: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('tasks scored by both agents (the others are left out and counted in `excluded`)'),
   excluded: z.number().int().nonnegative(),
   pass_at_1_a: z.number(),
   pass_at_1_b: z.number(),
-  /** pass@1 of a minus pass@1 of b, on the paired tasks */
-  difference: z.number(),
+  difference: z.number().describe('pass@1 of a minus pass@1 of b, on the paired tasks'),
   interval: z.object({
     low: z.number(),
     high: z.number(),
@@ -35,8 +37,7 @@ export const PairedComparison = z.object({
   }),
   p_value: z.number(),
   p_value_method: PairedPValueMethod,
-  /** per task: a's rate above b's, below, equal */
-  wins: z.number().int().nonnegative(),
+  wins: z.number().int().nonnegative().describe("per task: a's rate above b's, below, equal"),
   losses: z.number().int().nonnegative(),
   ties: z.number().int().nonnegative(),
   resamples: z.number().int().positive(),
@@ -58,8 +59,7 @@ export const CompareSide = z.object({
   agent_index: z.number().int().nonnegative(),
   harness: z.string(),
   model: z.string(),
-  /** `model (harness)` */
-  label: z.string(),
+  label: z.string().describe('`model (harness)`'),
 });
 export type CompareSide = z.infer<typeof CompareSide>;
 

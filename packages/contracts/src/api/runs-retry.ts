@@ -5,11 +5,11 @@ import { z } from 'zod';
 import { RunStatusName } from '../run-statuses.ts';
 
 export const RetryRunQuery = z.object({
-  /** `true`: say what would be re-queued and what it may cost; nothing is changed */
   dry_run: z
     .enum(['true', 'false'])
     .optional()
-    .transform((v) => v === 'true'),
+    .transform((v) => v === 'true')
+    .describe('`true`: say what would be re-queued and what it may cost; nothing is changed'),
 });
 export type RetryRunQuery = z.infer<typeof RetryRunQuery>;
 
@@ -20,13 +20,15 @@ export const RetryAgentPlan = z.object({
   model: z.string(),
   errored: z.number().int().nonnegative(),
   cancelled: z.number().int().nonnegative(),
-  /** errored + cancelled */
-  attempts: z.number().int().nonnegative(),
-  /** mean model cost per attempt, over the attempts that reported one; null when unknown */
-  mean_cost_usd: z.number().nullable(),
+  attempts: z.number().int().nonnegative().describe('errored + cancelled'),
+  mean_cost_usd: z
+    .number()
+    .nullable()
+    .describe('mean model cost per attempt, over the attempts that reported one; null when unknown'),
   /** where the mean comes from: this run, earlier runs of the workspace, or nowhere */
-  /** where the mean cost comes from; `no_model`: a harness that calls no model (oracle, nop), $0 */
-  cost_basis: z.enum(['this_run', 'earlier_runs', 'no_model', 'unknown']),
+  cost_basis: z
+    .enum(['this_run', 'earlier_runs', 'no_model', 'unknown'])
+    .describe('where the mean cost comes from; `no_model`: a harness that calls no model (oracle, nop), $0'),
   estimated_cost_usd: z.number().nullable(),
 });
 export type RetryAgentPlan = z.infer<typeof RetryAgentPlan>;
@@ -35,16 +37,17 @@ export const RetryRunResult = z.object({
   id: z.string(),
   name: z.string(),
   dry_run: z.boolean(),
-  /** the run's status before (dry run: now) and after the retry (dry run: unchanged) */
-  previous_status: RunStatusName,
+  previous_status: RunStatusName.describe(
+    "the run's status before (dry run: now) and after the retry (dry run: unchanged)",
+  ),
   status: RunStatusName,
-  /** attempts re-queued (dry run: that would be) */
-  requeued_attempts: z.number().int().nonnegative(),
+  requeued_attempts: z.number().int().nonnegative().describe('attempts re-queued (dry run: that would be)'),
   agents: z.array(RetryAgentPlan),
-  /** sum over agents; null when any agent's cost is unknown */
-  estimated_cost_usd: z.number().nullable(),
-  /** a sentence for humans when the estimate is missing or partial */
-  cost_note: z.string().nullable(),
+  estimated_cost_usd: z
+    .number()
+    .nullable()
+    .describe("sum over agents; null when any agent's cost is unknown"),
+  cost_note: z.string().nullable().describe('a sentence for humans when the estimate is missing or partial'),
 });
 export type RetryRunResult = z.infer<typeof RetryRunResult>;
 export const RetryRunResponse = z.object({ data: RetryRunResult });

@@ -33,8 +33,12 @@ export type ProvidedSecrets = z.infer<typeof ProvidedSecrets>;
 
 export const SubmitRunBody = z.strictObject({
   config_toml: z.string().min(1).max(MAX_CONFIG_BYTES),
-  /** the file's path as the user named it, used in error messages */
-  file_name: z.string().min(1).max(1024).default('config.toml'),
+  file_name: z
+    .string()
+    .min(1)
+    .max(1024)
+    .default('config.toml')
+    .describe("the file's path as the user named it, used in error messages"),
   secrets: z.strictObject({ provided: ProvidedSecrets.default({}) }).optional(),
 });
 export type SubmitRunBody = z.infer<typeof SubmitRunBody>;
@@ -42,60 +46,61 @@ export type SubmitRunBody = z.infer<typeof SubmitRunBody>;
 export const RunPreviewAgent = z.object({
   index: z.number().int(),
   harness: z.string(),
-  /** true when the config names no harness and the benchmark's default is used */
-  harness_defaulted: z.boolean(),
+  harness_defaulted: z
+    .boolean()
+    .describe("true when the config names no harness and the benchmark's default is used"),
   model_type: z.enum([...MODEL_TYPES, 'none']),
-  /** display name: provider/model, endpoint model @ host, base_model (+ lora) */
-  model: z.string(),
+  model: z.string().describe('display name: provider/model, endpoint model @ host, base_model (+ lora)'),
   secret_names: z.array(z.string()),
 });
 export type RunPreviewAgent = z.infer<typeof RunPreviewAgent>;
 
 export const RunPreviewSecret = z.object({
   name: z.string(),
-  /**
-   * the record the run will use: the submitter's personal one overrides a workspace one; `run`:
-   * a value supplied with this submit for a `[secrets]` name
-   */
-  scope: z.enum([...SecretScope.options, 'run']),
-  /** config keys (or `benchmark.required_secret_names`) that need it */
-  used_by: z.array(z.string()),
-  /** the phases of each attempt that receive the value (none: the run needs it but sends it nowhere) */
-  phases: z.array(SecretPhase),
-  /** each receiver: the phase, the agent, and whether the value enters the sandbox */
-  receivers: z.array(SecretReceiver),
+  scope: z
+    .enum([...SecretScope.options, 'run'])
+    .describe(
+      "the record the run will use: the submitter's personal one overrides a workspace one; `run`: a value supplied with this submit for a `[secrets]` name",
+    ),
+  used_by: z.array(z.string()).describe('config keys (or `benchmark.required_secret_names`) that need it'),
+  phases: z
+    .array(SecretPhase)
+    .describe(
+      'the phases of each attempt that receive the value (none: the run needs it but sends it nowhere)',
+    ),
+  receivers: z
+    .array(SecretReceiver)
+    .describe('each receiver: the phase, the agent, and whether the value enters the sandbox'),
 });
 export type RunPreviewSecret = z.infer<typeof RunPreviewSecret>;
 
 export const RunPreview = z.object({
   benchmark: z.object({ id: z.string(), key: z.string(), name: z.string(), default_harness: z.string() }),
   tasks: z.object({
-    /** "task set parity → 20 tasks" */
-    description: z.string(),
+    description: z.string().describe('"task set parity → 20 tasks"'),
     mode: z.enum(['full', 'task_set', 'filtered']),
     task_set: z.string().nullable(),
     task_names: z.array(z.string()).nullable(),
     categories: z.array(z.string()).nullable(),
     task_count: z.number().int(),
-    /** the first selected task names (at most 50) */
-    sample: z.array(z.string()),
-    /** tasks of the base selection the platform cannot run */
-    skipped_count: z.number().int(),
+    sample: z.array(z.string()).describe('the first selected task names (at most 50)'),
+    skipped_count: z.number().int().describe('tasks of the base selection the platform cannot run'),
   }),
   agents: z.array(RunPreviewAgent),
   attempts_per_task: z.number().int(),
   total_attempts: z.number().int(),
   max_concurrent_attempts: z.number().int(),
-  /** the workspace's limit in force and its attempts in flight now (across all its runs) */
-  workspace_limits: WorkspaceLimits.optional(),
+  workspace_limits: WorkspaceLimits.optional().describe(
+    "the workspace's limit in force and its attempts in flight now (across all its runs)",
+  ),
   timeout_multiplier: z.number(),
   max_retries: z.number().int(),
   pass_threshold: z.number(),
   judge_model: z.string().nullable(),
-  /** `[execution] max_cost_usd`; null: no budget */
-  max_cost_usd: z.number().nullable().optional(),
-  /** the run's cost estimated from earlier runs of the same benchmark and models */
-  cost_estimate: CostEstimate.optional(),
+  max_cost_usd: z.number().nullable().optional().describe('`[execution] max_cost_usd`; null: no budget'),
+  cost_estimate: CostEstimate.optional().describe(
+    "the run's cost estimated from earlier runs of the same benchmark and models",
+  ),
   secrets: z.array(RunPreviewSecret),
   warnings: z.array(ConfigIssue),
 });
@@ -124,8 +129,9 @@ export type InvalidConfigDetails = z.infer<typeof InvalidConfigDetails>;
 /** `details` of MISSING_SECRETS: every record to create, what needs it, and the commands. */
 export const MissingSecretsDetails = z.object({
   missing: z.array(z.string()),
-  /** NAME → config keys (or `benchmark.required_secret_names`) that reference it */
-  used_by: z.record(z.string(), z.array(z.string())),
+  used_by: z
+    .record(z.string(), z.array(z.string()))
+    .describe('NAME → config keys (or `benchmark.required_secret_names`) that reference it'),
   commands: z.array(z.string()),
 });
 export type MissingSecretsDetails = z.infer<typeof MissingSecretsDetails>;
@@ -156,12 +162,12 @@ export const RunAgentSpec = z.object({
   model: ModelSpec.nullable(),
   env: z.record(z.string(), z.string()),
   secret_env: z.array(z.string()),
-  /**
-   * Records the verifier (tests/test.sh) receives as env vars: the benchmark's
-   * required_secret_names at submit (none for a benchmark graded by the LLM judge). Absent in
-   * runs submitted before secrets were routed by phase.
-   */
-  verifier_secret_env: z.array(z.string()).optional(),
+  verifier_secret_env: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "Records the verifier (tests/test.sh) receives as env vars: the benchmark's required_secret_names at submit (none for a benchmark graded by the LLM judge). Absent in runs submitted before secrets were routed by phase",
+    ),
 });
 export type RunAgentSpec = z.infer<typeof RunAgentSpec>;
 

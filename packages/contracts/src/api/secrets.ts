@@ -47,17 +47,19 @@ export const SecretUser = z.object({
 
 /** What anyone who can see a record learns about it: never its value. */
 export const SecretInfo = z.object({
-  /** the record's id (upstream's `id`) */
-  id: z.string(),
+  id: z.string().describe("the record's id (upstream's `id`)"),
   name: z.string(),
   scope: SecretScope,
-  /** the owner of a personal record; null for workspace records */
-  owner: SecretUser.nullable(),
+  owner: SecretUser.nullable().describe('the owner of a personal record; null for workspace records'),
   set_by: SecretUser.nullable(),
-  /** who created the record (display name, else e-mail), as upstream's `creator_name` */
-  creator_name: z.string().nullable(),
-  /** who set its current value (display name, else e-mail), as upstream's `updater_name` */
-  updater_name: z.string().nullable(),
+  creator_name: z
+    .string()
+    .nullable()
+    .describe("who created the record (display name, else e-mail), as upstream's `creator_name`"),
+  updater_name: z
+    .string()
+    .nullable()
+    .describe("who set its current value (display name, else e-mail), as upstream's `updater_name`"),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

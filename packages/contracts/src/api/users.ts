@@ -9,8 +9,9 @@ export const CreateUserBody = z
   .object({
     email: EmailAddress,
     display_name: z.string().trim().min(1).max(100).optional(),
-    /** the new user's own workspace (they own it); default: from the e-mail's local part */
-    workspace: WorkspaceName.optional(),
+    workspace: WorkspaceName.optional().describe(
+      "the new user's own workspace (they own it); default: from the e-mail's local part",
+    ),
   })
   .strict();
 export type CreateUserBody = z.infer<typeof CreateUserBody>;

@@ -67,11 +67,11 @@ export const CreateWebhookBody = z.strictObject({
     .max(WEBHOOK_EVENTS.length)
     .refine((events) => new Set(events).size === events.length, 'an event is listed twice')
     .default([...RUN_WEBHOOK_EVENTS]),
-  /** the HMAC-SHA256 key; write-only: encrypted at rest, never returned or logged */
   secret: z
     .string()
     .min(MIN_WEBHOOK_SECRET_LENGTH, `the secret needs at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`)
-    .max(MAX_WEBHOOK_SECRET_LENGTH, `the secret has at most ${MAX_WEBHOOK_SECRET_LENGTH} characters`),
+    .max(MAX_WEBHOOK_SECRET_LENGTH, `the secret has at most ${MAX_WEBHOOK_SECRET_LENGTH} characters`)
+    .describe('the HMAC-SHA256 key; write-only: encrypted at rest, never returned or logged'),
   description: z.string().max(200).optional(),
 });
 export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
@@ -93,10 +93,10 @@ export const WebhookInfo = z.object({
   description: z.string().nullable(),
   created_by: SecretUser.nullable(),
   created_at: Timestamp,
-  /** the most recent delivery, if any */
   last_delivery: z
     .object({ status: WebhookDeliveryStatus, event: WebhookEvent, created_at: Timestamp })
-    .nullable(),
+    .nullable()
+    .describe('the most recent delivery, if any'),
 });
 export type WebhookInfo = z.infer<typeof WebhookInfo>;
 
@@ -115,8 +115,7 @@ export const WebhookDelivery = z.object({
   run_id: z.string().nullable(),
   run_name: z.string().nullable(),
   status: WebhookDeliveryStatus,
-  /** tries made so far */
-  attempts: z.number().int().min(0),
+  attempts: z.number().int().min(0).describe('tries made so far'),
   max_attempts: z.number().int().min(1),
   last_status_code: z.number().int().nullable(),
   last_error: z.string().nullable(),
@@ -131,8 +130,11 @@ export type ListWebhookDeliveriesResponse = z.infer<typeof ListWebhookDeliveries
 
 /** The JSON body POSTed to a receiver. */
 export const WebhookPayload = z.object({
-  /** the delivery id (also the `x-osmosis-delivery` header): the same on every retry, for de-duplication */
-  id: z.string(),
+  id: z
+    .string()
+    .describe(
+      'the delivery id (also the `x-osmosis-delivery` header): the same on every retry, for de-duplication',
+    ),
   event: WebhookEvent,
   created_at: Timestamp,
   workspace: z.string(),

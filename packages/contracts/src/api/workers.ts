@@ -30,33 +30,39 @@ export const WorkerInfo = z.object({
   host: z.string(),
   pid: z.number().int(),
   version: z.string().nullable(),
-  /** attempts it runs at once */
-  capacity: z.number().int().nullable(),
-  /** attempts it holds right now (as of its last heartbeat) */
-  slots_in_use: z.number().int().nonnegative(),
+  capacity: z.number().int().nullable().describe('attempts it runs at once'),
+  slots_in_use: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('attempts it holds right now (as of its last heartbeat)'),
   engine: z.object({
     state: EngineStateName,
-    /** why the engine is down, as the worker saw it */
-    error: z.string().nullable(),
+    error: z.string().nullable().describe('why the engine is down, as the worker saw it'),
     checked_at: Time.nullable(),
   }),
-  /** attempts leased to it in the database (running) */
-  running_attempts: z.number().int().nonnegative(),
-  /** its advertised resources and their reservations; null for a worker that advertises none (older version) */
-  resources: WorkerResources.nullable(),
+  running_attempts: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('attempts leased to it in the database (running)'),
+  resources: WorkerResources.nullable().describe(
+    'its advertised resources and their reservations; null for a worker that advertises none (older version)',
+  ),
   started_at: Time,
   last_heartbeat_at: Time,
-  /** a worker whose last heartbeat is older than this is dead */
-  liveness_ms: z.number().int().positive(),
+  liveness_ms: z
+    .number()
+    .int()
+    .positive()
+    .describe('a worker whose last heartbeat is older than this is dead'),
   stopped_at: Time.nullable(),
-  /** the sandbox scope of its containers (named from the deployment id) */
-  scope: z.string().nullable(),
+  scope: z.string().nullable().describe('the sandbox scope of its containers (named from the deployment id)'),
 });
 export type WorkerInfo = z.infer<typeof WorkerInfo>;
 
 export const WorkerList = z.object({
-  /** this deployment's id (table `deployment`) */
-  deployment_id: z.string().nullable(),
+  deployment_id: z.string().nullable().describe("this deployment's id (table `deployment`)"),
   items: z.array(WorkerInfo),
   total_count: z.number().int().nonnegative(),
   has_more: z.boolean(),
@@ -66,16 +72,13 @@ export type WorkerList = z.infer<typeof WorkerList>;
 
 /** The workers as /readyz reports them, apart from the API's own dependencies. */
 export const WorkersSummary = z.object({
-  /** at least one live worker whose engine is not down */
-  ok: z.boolean(),
+  ok: z.boolean().describe('at least one live worker whose engine is not down'),
   live: z.number().int().nonnegative(),
   dead: z.number().int().nonnegative(),
-  /** live workers whose Docker engine is down */
-  engine_down: z.number().int().nonnegative(),
+  engine_down: z.number().int().nonnegative().describe('live workers whose Docker engine is down'),
   capacity: z.number().int().nonnegative(),
   slots_in_use: z.number().int().nonnegative(),
-  /** set when the workers could not be read */
-  error: z.string().optional(),
+  error: z.string().optional().describe('set when the workers could not be read'),
 });
 export type WorkersSummary = z.infer<typeof WorkersSummary>;
 
@@ -88,22 +91,20 @@ export type WorkersSummary = z.infer<typeof WorkersSummary>;
  */
 export const RunWaiting = z.object({
   reason: z.enum(['engine_unavailable', 'no_live_worker', 'workspace_limit']),
-  /** attempts affected */
-  attempts: z.number().int().nonnegative(),
+  attempts: z.number().int().nonnegative().describe('attempts affected'),
   message: z.string(),
 });
 export type RunWaiting = z.infer<typeof RunWaiting>;
 
 /** Fault fields of a run (runs list, runs info, the pages). */
 export const RunFaults = z.object({
-  /** errored / scored attempts (null when nothing is scored) */
-  errored_share: z.number().nullable(),
-  /**
-   * set when (agents of) a finished run are listed but not ranked on the leaderboard: their
-   * errored share is over the limit (OSMOSIS_RANKED_MAX_ERRORED_SHARE)
-   */
-  unranked_reason: z.string().nullable(),
-  /** what the run's queued work is waiting for (empty when it moves) */
-  waiting: z.array(RunWaiting),
+  errored_share: z.number().nullable().describe('errored / scored attempts (null when nothing is scored)'),
+  unranked_reason: z
+    .string()
+    .nullable()
+    .describe(
+      'set when (agents of) a finished run are listed but not ranked on the leaderboard: their errored share is over the limit (OSMOSIS_RANKED_MAX_ERRORED_SHARE)',
+    ),
+  waiting: z.array(RunWaiting).describe("what the run's queued work is waiting for (empty when it moves)"),
 });
 export type RunFaults = z.infer<typeof RunFaults>;

@@ -29,8 +29,13 @@ export type GetWorkspaceResponse = z.infer<typeof GetWorkspaceResponse>;
 export const CreateWorkspaceBody = z
   .object({
     name: WorkspaceName,
-    /** name of the API token issued for the caller in the new workspace */
-    token_name: z.string().trim().min(1).max(100).optional(),
+    token_name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('name of the API token issued for the caller in the new workspace'),
   })
   .strict();
 export type CreateWorkspaceBody = z.infer<typeof CreateWorkspaceBody>;
