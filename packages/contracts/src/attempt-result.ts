@@ -55,16 +55,28 @@ const ms = z.number().int().nonnegative().nullable();
  * --json`, results.csv and the attempt page). `skipped`: not run, an earlier step ended the trial.
  */
 export const AttemptStepResult = z.object({
-  name: z.string(),
-  outcome: z.enum(['passed', 'failed', 'errored', 'skipped']),
-  reward: z.number().nullable(),
-  rewards: z.record(z.string(), z.number()).nullable(),
-  error_class: z.string().nullable(),
-  error_message: z.string().nullable(),
-  agent_ms: ms,
-  verifier_ms: ms,
-  agent_exit_code: z.number().int().nullable(),
-  agent_timed_out: z.boolean().nullable(),
+  name: z.string().describe("The step's name"),
+  outcome: z
+    .enum(['passed', 'failed', 'errored', 'skipped'])
+    .describe('passed, failed, errored, or skipped (an earlier step ended the attempt)'),
+  reward: z.number().nullable().describe("The step verifier's reward; null when none"),
+  rewards: z
+    .record(z.string(), z.number())
+    .nullable()
+    .describe("The step's whole reward map (reward.json); null when none"),
+  error_class: z.string().nullable().describe('Class of the error when errored; else null'),
+  error_message: z.string().nullable().describe("The error's message, secrets scrubbed; else null"),
+  agent_ms: ms.describe('Time the agent ran in this step, milliseconds; null when it did not'),
+  verifier_ms: ms.describe('Time the verifier ran in this step, milliseconds; null when it did not'),
+  agent_exit_code: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The agent's exit code in this step; null when it did not exit by itself"),
+  agent_timed_out: z
+    .boolean()
+    .nullable()
+    .describe("Whether the agent hit the step's timeout; null when it did not run"),
 });
 export type AttemptStepResult = z.infer<typeof AttemptStepResult>;
 

@@ -10,9 +10,9 @@ export const BUDGET_REACHED_EVENT = 'run.budget_reached' satisfies RunLifecycleS
 
 /** One agent's share of the estimate: its model's mean cost per attempt on this benchmark. */
 export const CostEstimateAgent = z.object({
-  index: z.number().int(),
-  model: z.string(),
-  attempts: z.number().int(),
+  index: z.number().int().describe("The agent's position in the config (0-based)"),
+  model: z.string().describe('Its model'),
+  attempts: z.number().int().describe('Its attempts in this run'),
   basis_attempts: z
     .number()
     .int()
@@ -22,15 +22,15 @@ export const CostEstimateAgent = z.object({
     .number()
     .nullable()
     .describe('models and judge, per attempt; null when there is no earlier run to learn from'),
-  usd: z.number().nullable(),
+  usd: z.number().nullable().describe('Estimated cost of its attempts, USD; null without a basis'),
   note: z.string().nullable().describe('why there is no estimate: "no earlier run of MODEL on BENCH"'),
 });
 export type CostEstimateAgent = z.infer<typeof CostEstimateAgent>;
 
 /** The preview's estimate of a run's cost: the sum of its agents' shares, null when one is unknown. */
 export const CostEstimate = z.object({
-  usd: z.number().nullable(),
-  agents: z.array(CostEstimateAgent),
+  usd: z.number().nullable().describe("Estimated cost of the run, USD; null when an agent's is unknown"),
+  agents: z.array(CostEstimateAgent).describe("Each agent's share"),
   note: z
     .string()
     .nullable()

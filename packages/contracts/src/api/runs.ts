@@ -177,7 +177,6 @@ export const RunAgentInfo = z.object({
   harness: z.string().describe('The harness (agent program), e.g. terminus-2'),
   model_type: z
     .string()
-
     .describe(
       "provider (a provider's model), endpoint (a model at a base URL), hosted (a base model, maybe with a LoRA) or none (e.g. the oracle)",
     ),
