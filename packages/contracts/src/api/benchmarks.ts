@@ -18,10 +18,10 @@ export type SourceKind = z.infer<typeof SourceKind>;
 
 /** A named subset of a benchmark's tasks, given as task names or as another registry dataset. */
 export const TaskSetSpec = z.object({
-  name: z.string().min(1),
-  description: z.string().nullable().default(null),
-  recommended: z.boolean().default(false),
-  task_names: z.array(z.string()).optional(),
+  name: z.string().min(1).describe("The set's name, e.g. parity"),
+  description: z.string().nullable().default(null).describe('What the set is for; null when not given'),
+  recommended: z.boolean().default(false).describe('Whether the set is the one to run by default'),
+  task_names: z.array(z.string()).optional().describe("The set's tasks by name"),
   dataset: z
     .string()
     .optional()
@@ -30,18 +30,27 @@ export const TaskSetSpec = z.object({
 export type TaskSetSpec = z.infer<typeof TaskSetSpec>;
 
 const metadataFields = {
-  key: BenchmarkKey,
-  name: z.string().min(1).max(200),
-  description: z.string().nullable(),
-  source_url: z.string().nullable(),
-  default_harness: z.string().min(1),
-  harness_requirements: BoundedJsonRecord,
-  requires_judge_model: z.boolean(),
-  judge_model_default: z.string().nullable(),
-  judge_kind: z.string().nullable(),
-  pass_threshold: z.number().min(0).max(1),
-  required_secret_names: z.array(z.string().regex(/^[A-Z][A-Z0-9_]*$/)),
-  task_sets: z.array(TaskSetSpec),
+  key: BenchmarkKey.describe(
+    'Shell-safe slug naming the benchmark in the workspace, e.g. terminal-bench-2-1',
+  ),
+  name: z.string().min(1).max(200).describe('Display name'),
+  description: z.string().nullable().describe('What the benchmark measures; null when not given'),
+  source_url: z.string().nullable().describe('Where people can read about it; null when not given'),
+  default_harness: z
+    .string()
+    .min(1)
+    .describe("Harness used when a run's agent names none (terminus-2 by default)"),
+  harness_requirements: BoundedJsonRecord.describe(
+    'What a harness needs to run the benchmark, as its source declares it (free-form JSON)',
+  ),
+  requires_judge_model: z.boolean().describe('Whether runs need a judge model'),
+  judge_model_default: z.string().nullable().describe('Judge model used when a run names none; null: none'),
+  judge_kind: z.string().nullable().describe('How a judge grades: hle, gdpval, or null when no judge'),
+  pass_threshold: z.number().min(0).max(1).describe('Reward at or above which an attempt passes (0–1)'),
+  required_secret_names: z
+    .array(z.string().regex(/^[A-Z][A-Z0-9_]*$/))
+    .describe('Secret records every run needs (e.g. HF_TOKEN), given to the verifier'),
+  task_sets: z.array(TaskSetSpec).describe('Named subsets of the tasks'),
 };
 
 /** What a benchmark is besides its tasks: the catalog's entries and explicit metadata on add. */
@@ -211,18 +220,26 @@ export type AddBenchmarkRequest = z.infer<typeof AddBenchmarkRequest>;
 
 /** Query string of POST /v1/benchmarks/archive (the body is the tar.gz). */
 export const AddArchiveQuery = z.object({
-  key: BenchmarkKey.optional(),
-  name: z.string().min(1).optional(),
-  description: z.string().optional(),
-  source_url: z.string().optional(),
-  default_harness: z.string().optional(),
-  pass_threshold: z.coerce.number().min(0).max(1).optional(),
+  key: BenchmarkKey.optional().describe(
+    "The benchmark's key; required unless the archive's benchmark.toml gives one",
+  ),
+  name: z.string().min(1).optional().describe("Display name; default: benchmark.toml's, else the key"),
+  description: z.string().optional().describe('What the benchmark measures'),
+  source_url: z.string().optional().describe('Where people can read about it'),
+  default_harness: z.string().optional().describe("Harness used when a run's agent names none"),
+  pass_threshold: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe('Reward at or above which an attempt passes (0–1)'),
   requires_judge_model: z
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
-    .optional(),
-  judge_model_default: z.string().min(1).optional(),
-  judge_kind: z.string().min(1).optional(),
+    .optional()
+    .describe('true when runs need a judge model'),
+  judge_model_default: z.string().min(1).optional().describe('Judge model used when a run names none'),
+  judge_kind: z.string().min(1).optional().describe('How a judge grades (hle, gdpval)'),
   required_secret_names: z
     .string()
     .transform((v) =>
@@ -241,47 +258,53 @@ export type AddArchiveQuery = z.infer<typeof AddArchiveQuery>;
 // ---- responses --------------------------------------------------------------------------------
 
 export const TaskSetSummary = z.object({
-  name: z.string(),
-  task_count: z.number().int(),
-  recommended: z.boolean(),
-  description: z.string().nullable(),
+  name: z.string().describe("The set's name"),
+  task_count: z.number().int().describe('Tasks in the set'),
+  recommended: z.boolean().describe('Whether it is the set to run by default'),
+  description: z.string().nullable().describe('What the set is for; null when not given'),
 });
 export type TaskSetSummary = z.infer<typeof TaskSetSummary>;
 
 export const BenchmarkRunRef = z.object({
-  id: z.string(),
-  name: z.string(),
-  status: z.string(),
-  created_at: z.string(),
+  id: z.string().describe("The run's id"),
+  name: z.string().describe("The run's name"),
+  status: z.string().describe("The run's status"),
+  created_at: z.string().describe('When it was submitted'),
 });
 
 export const Benchmark = z.object({
-  id: z.string(),
-  key: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  source_kind: SourceKind,
-  source: z.record(z.string(), z.unknown()),
-  source_url: z.string().nullable(),
-  default_harness: z.string(),
-  harness_requirements: z.record(z.string(), z.unknown()),
-  requires_judge_model: z.boolean(),
-  judge_model_default: z.string().nullable(),
-  judge_kind: z.string().nullable(),
-  pass_threshold: z.number(),
-  required_secret_names: z.array(z.string()),
-  sync_status: SyncStatus,
-  synced_task_count: z.number().int(),
-  expected_task_count: z.number().int().nullable(),
-  sync_error: z.string().nullable(),
-  task_count: z.number().int(),
-  categories: z.array(z.string()),
-  category_count: z.number().int(),
-  task_sets: z.array(TaskSetSummary),
-  last_run: BenchmarkRunRef.nullable(),
-  platform_url: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  id: z.string().describe("The benchmark's id"),
+  key: z.string().describe('Shell-safe slug naming it in the workspace (used in URLs)'),
+  name: z.string().describe('Display name'),
+  description: z.string().nullable().describe('What it measures; null when not given'),
+  source_kind: SourceKind.describe('Where its tasks come from: archive, git, registry or catalog'),
+  source: z
+    .record(z.string(), z.unknown())
+    .describe("The source's settings by kind (git: url, ref, path; registry: registry_url, dataset, …)"),
+  source_url: z.string().nullable().describe('Where people can read about it; null when not given'),
+  default_harness: z.string().describe("Harness used when a run's agent names none"),
+  harness_requirements: z
+    .record(z.string(), z.unknown())
+    .describe('What a harness needs to run it, as its source declares it (free-form JSON)'),
+  requires_judge_model: z.boolean().describe('Whether runs need a judge model'),
+  judge_model_default: z.string().nullable().describe('Judge model used when a run names none; null: none'),
+  judge_kind: z.string().nullable().describe('How a judge grades: hle, gdpval, or null when no judge'),
+  pass_threshold: z.number().describe('Reward at or above which an attempt passes (0–1)'),
+  required_secret_names: z
+    .array(z.string())
+    .describe('Secret records every run needs, given to the verifier'),
+  sync_status: SyncStatus.describe('pending, syncing, ready (runs may start) or failed (see sync_error)'),
+  synced_task_count: z.number().int().describe('Tasks stored so far'),
+  expected_task_count: z.number().int().nullable().describe('Tasks the source lists; null until known'),
+  sync_error: z.string().nullable().describe('Why the last sync failed; null unless failed'),
+  task_count: z.number().int().describe('Tasks stored'),
+  categories: z.array(z.string()).describe("The tasks' categories, by name"),
+  category_count: z.number().int().describe('How many categories'),
+  task_sets: z.array(TaskSetSummary).describe('Named subsets of the tasks'),
+  last_run: BenchmarkRunRef.nullable().describe("The workspace's newest run on it; null when none"),
+  platform_url: z.string().describe("The benchmark's page on the web platform"),
+  created_at: z.string().describe('When it was added'),
+  updated_at: z.string().describe('When it last changed (a sync, an edit)'),
   run_count: z
     .number()
     .int()
@@ -300,7 +323,7 @@ export const Benchmark = z.object({
 export type Benchmark = z.infer<typeof Benchmark>;
 
 /** One task in `benchmark info --json`: the full manifest. */
-export const BenchmarkTask = TaskManifest.extend({ id: z.string() });
+export const BenchmarkTask = TaskManifest.extend({ id: z.string().describe("The task's id") });
 export type BenchmarkTask = z.infer<typeof BenchmarkTask>;
 
 /** The newest runs `GET /v1/benchmarks/:key` includes; `run_count` says how many there are. */
@@ -309,14 +332,17 @@ export const BENCHMARK_DETAIL_MAX_RUNS = 20;
 export const BenchmarkDetail = Benchmark.extend({
   difficulty_counts: z
     .object({
-      easy: z.number().int(),
-      medium: z.number().int(),
-      hard: z.number().int(),
-      none: z.number().int(),
+      easy: z.number().int().describe('Tasks marked easy'),
+      medium: z.number().int().describe('Tasks marked medium'),
+      hard: z.number().int().describe('Tasks marked hard'),
+      none: z.number().int().describe('Tasks without a difficulty'),
     })
     .describe('tasks per difficulty (`none`: no difficulty given); every key always present'),
-  unsupported_task_count: z.number().int(),
-  tasks: z.array(BenchmarkTask),
+  unsupported_task_count: z
+    .number()
+    .int()
+    .describe('Tasks the platform cannot run (unsupported or unparsable)'),
+  tasks: z.array(BenchmarkTask).describe('Every task with its full manifest'),
   leaderboard: z
     .array(LeaderboardEntry)
     .describe('ranked entries; empty until runs on the full (or a recommended) set exist'),
@@ -326,7 +352,12 @@ export const BenchmarkDetail = Benchmark.extend({
       "newer finished runs left off the leaderboard for their errors, with why (the leaderboard's `unranked`)",
     ),
   runs: z
-    .array(BenchmarkRunRef.extend({ task_count: z.number().int(), finished_at: z.string().nullable() }))
+    .array(
+      BenchmarkRunRef.extend({
+        task_count: z.number().int().describe('Tasks in the run'),
+        finished_at: z.string().nullable().describe('When it ended; null before'),
+      }),
+    )
     .describe("this workspace's runs on the benchmark, newest first (at most BENCHMARK_DETAIL_MAX_RUNS)"),
   run_count: z
     .number()
@@ -347,7 +378,9 @@ export const BenchmarkDetailResponse = dataOf(BenchmarkDetail);
 export type BenchmarkDetailResponse = z.infer<typeof BenchmarkDetailResponse>;
 export const ListBenchmarksResponse = listOf(Benchmark);
 export type ListBenchmarksResponse = z.infer<typeof ListBenchmarksResponse>;
-export const BenchmarkKeyParams = z.object({ key: z.string().min(1) });
+export const BenchmarkKeyParams = z.object({
+  key: z.string().min(1).describe("The benchmark's key, exact name or id"),
+});
 export const DeleteBenchmarkResponse = dataOf(
   z.object({ id: z.string(), key: z.string(), deleted: z.literal(true) }),
 );

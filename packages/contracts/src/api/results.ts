@@ -227,7 +227,7 @@ export const RunResults = z.object({
 });
 export type RunResults = z.infer<typeof RunResults>;
 
-export const RunResultsResponse = z.object({ data: RunResults });
+export const RunResultsResponse = z.object({ data: RunResults.describe("The run's scores") });
 export type RunResultsResponse = z.infer<typeof RunResultsResponse>;
 
 // ---------------------------------------------------------------------------------------------
@@ -301,7 +301,7 @@ export const Leaderboard = z.object({
 });
 export type Leaderboard = z.infer<typeof Leaderboard>;
 
-export const LeaderboardResponse = z.object({ data: Leaderboard });
+export const LeaderboardResponse = z.object({ data: Leaderboard.describe('The leaderboard') });
 export type LeaderboardResponse = z.infer<typeof LeaderboardResponse>;
 
 // ---------------------------------------------------------------------------------------------
@@ -374,7 +374,7 @@ export const DownloadManifest = z.object({
 });
 export type DownloadManifest = z.infer<typeof DownloadManifest>;
 
-export const DownloadManifestResponse = z.object({ data: DownloadManifest });
+export const DownloadManifestResponse = z.object({ data: DownloadManifest.describe('The manifest') });
 export type DownloadManifestResponse = z.infer<typeof DownloadManifestResponse>;
 
 export const DownloadManifestQuery = z.object({

@@ -15,11 +15,11 @@ export type RetryRunQuery = z.infer<typeof RetryRunQuery>;
 
 /** One agent of the run: how many of its attempts would go back to the queue, and their cost. */
 export const RetryAgentPlan = z.object({
-  agent_index: z.number().int().nonnegative(),
-  harness: z.string(),
-  model: z.string(),
-  errored: z.number().int().nonnegative(),
-  cancelled: z.number().int().nonnegative(),
+  agent_index: z.number().int().nonnegative().describe("The agent's position in the run config (0-based)"),
+  harness: z.string().describe("The agent's harness"),
+  model: z.string().describe("The agent's model"),
+  errored: z.number().int().nonnegative().describe('Its errored attempts re-queued'),
+  cancelled: z.number().int().nonnegative().describe('Its cancelled attempts re-queued'),
   attempts: z.number().int().nonnegative().describe('errored + cancelled'),
   mean_cost_usd: z
     .number()
@@ -29,20 +29,20 @@ export const RetryAgentPlan = z.object({
   cost_basis: z
     .enum(['this_run', 'earlier_runs', 'no_model', 'unknown'])
     .describe('where the mean cost comes from; `no_model`: a harness that calls no model (oracle, nop), $0'),
-  estimated_cost_usd: z.number().nullable(),
+  estimated_cost_usd: z.number().nullable().describe('attempts × mean_cost_usd, USD; null when unknown'),
 });
 export type RetryAgentPlan = z.infer<typeof RetryAgentPlan>;
 
 export const RetryRunResult = z.object({
-  id: z.string(),
-  name: z.string(),
-  dry_run: z.boolean(),
+  id: z.string().describe("The run's id"),
+  name: z.string().describe("The run's name"),
+  dry_run: z.boolean().describe('True when nothing was changed (a preview)'),
   previous_status: RunStatusName.describe(
     "the run's status before (dry run: now) and after the retry (dry run: unchanged)",
   ),
-  status: RunStatusName,
+  status: RunStatusName.describe("The run's status after the retry (queued), or unchanged in a dry run"),
   requeued_attempts: z.number().int().nonnegative().describe('attempts re-queued (dry run: that would be)'),
-  agents: z.array(RetryAgentPlan),
+  agents: z.array(RetryAgentPlan).describe("Each agent's share of the retry"),
   estimated_cost_usd: z
     .number()
     .nullable()
@@ -50,5 +50,7 @@ export const RetryRunResult = z.object({
   cost_note: z.string().nullable().describe('a sentence for humans when the estimate is missing or partial'),
 });
 export type RetryRunResult = z.infer<typeof RetryRunResult>;
-export const RetryRunResponse = z.object({ data: RetryRunResult });
+export const RetryRunResponse = z.object({
+  data: RetryRunResult.describe('The retry (or its preview with dry_run)'),
+});
 export type RetryRunResponse = z.infer<typeof RetryRunResponse>;

@@ -238,7 +238,7 @@ export const RunInfo = RunSummary.extend({
     .describe("the digest the run's first pull of each image got: every attempt of the run ran that image"),
 });
 export type RunInfo = z.infer<typeof RunInfo>;
-export const RunInfoResponse = z.object({ data: RunInfo });
+export const RunInfoResponse = z.object({ data: RunInfo.describe('The run') });
 export type RunInfoResponse = z.infer<typeof RunInfoResponse>;
 
 /** Event levels from the least to the most severe; `?level=warn` keeps warn and error. */
@@ -298,7 +298,7 @@ export const StopRunResult = z.object({
     .describe('running attempts whose sandboxes are being killed (within 10 s)'),
 });
 export type StopRunResult = z.infer<typeof StopRunResult>;
-export const StopRunResponse = z.object({ data: StopRunResult });
+export const StopRunResponse = z.object({ data: StopRunResult.describe('The stopped run') });
 export type StopRunResponse = z.infer<typeof StopRunResponse>;
 
 /**
