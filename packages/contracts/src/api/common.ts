@@ -131,10 +131,6 @@ export const EventCursor = z.string().refine(isEventId, {
   error: 'a cursor is the next_cursor of a previous page (digits, at most 9223372036854775807)',
 });
 
-/** `/:id` path parameter. Ids are not format-checked here: an unknown or malformed id is a 404. */
-export const IdParams = z.object({ id: z.string().min(1).describe('The id') });
-export type IdParams = z.infer<typeof IdParams>;
-
 /** `details` of a VALIDATION_ERROR: one entry per offending field (`body.email`, `query.limit`). */
 export const ValidationErrorDetails = z.object({ issues: z.array(FieldIssue) });
 export type ValidationErrorDetails = z.infer<typeof ValidationErrorDetails>;
