@@ -5,7 +5,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { loadRunResults, runOr404 } from '../services/run-results.ts';
 
-export const RunNameParams = z.object({ name: z.string().min(1) });
+export const RunNameParams = z.object({
+  name: z.string().min(1).describe("The run's name (unique in the workspace)"),
+});
 
 export const resultRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(

@@ -382,5 +382,9 @@ export const BenchmarkKeyParams = z.object({
   key: z.string().min(1).describe("The benchmark's key, exact name or id"),
 });
 export const DeleteBenchmarkResponse = dataOf(
-  z.object({ id: z.string(), key: z.string(), deleted: z.literal(true) }),
+  z.object({
+    id: z.string().describe("The deleted benchmark's id"),
+    key: z.string().describe('Its key'),
+    deleted: z.literal(true).describe('Always true'),
+  }),
 );

@@ -19,7 +19,11 @@ export const CalibrationErrorScore = z.object({
     .describe(
       'Expected calibration error in percent (L2, bins of `beta`); null with fewer than `beta` judged attempts',
     ),
-  beta: z.number().int().positive(),
+  beta: z
+    .number()
+    .int()
+    .positive()
+    .describe('Target bin size of the calibration error (judged attempts per bin)'),
   n: z.number().int().nonnegative().describe('judged attempts (those with a stated confidence)'),
 });
 export type CalibrationErrorScore = z.infer<typeof CalibrationErrorScore>;

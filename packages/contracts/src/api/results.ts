@@ -309,13 +309,16 @@ export type LeaderboardResponse = z.infer<typeof LeaderboardResponse>;
 
 /** One lifecycle event as streamed (same fields as `runs logs`). */
 export const StreamRunEvent = z.object({
-  id: z.string(),
-  timestamp: z.string(),
-  level: z.string(),
-  step: z.string(),
-  message: z.string(),
-  details: z.unknown().nullable(),
-  attempt_id: z.string().nullable(),
+  id: z.string().describe("The event's id (increasing within the run); a cursor for paging and streams"),
+  timestamp: z.string().describe('When it happened (ISO 8601, UTC)'),
+  level: z.string().describe('debug, info, warn or error'),
+  step: z.string().describe('What happened, e.g. run.queued, attempt.finished'),
+  message: z.string().describe('The event for people, secrets scrubbed'),
+  details: z
+    .unknown()
+    .nullable()
+    .describe('Particulars of the event, by step (counts, error class, …); null when none'),
+  attempt_id: z.string().nullable().describe('The attempt it is about; null for a run event'),
   // the task, agent and try of an attempt event, as GET /v1/runs/:name/events gives them
   ...RunEventAttemptFields.shape,
 });

@@ -11,7 +11,11 @@ export const RunEventAttemptFields = z.object({
     .nullable()
     .optional()
     .describe('the agent (index as in runs info, and `model (harness)`)'),
-  agent_label: z.string().nullable().optional(),
+  agent_label: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('The agent as `model (harness)`; null on run events'),
   attempt_index: z
     .number()
     .int()

@@ -250,7 +250,13 @@ const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
 
 /** GET /v1/runs/:name/events: newest page first, oldest first within a page. */
 export const RunEventsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(100),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(100)
+    .describe('Events per page (1 to 200, default 100)'),
   cursor: EventCursor.optional().describe('`next_cursor` of the previous page: events older than it'),
   task: z
     .string()
