@@ -4,6 +4,7 @@ export * from './api/attempts.ts';
 export * from './api/auth.ts';
 export * from './api/benchmarks.ts';
 export * from './api/common.ts';
+export * from './api/downloads.ts';
 export * from './api/endpoint-hosts.ts';
 export * from './api/git-links.ts';
 export * from './api/members.ts';
