@@ -35,7 +35,7 @@ export const AttemptOutcomeCounts = z.object({
     .int()
     .nonnegative()
     .describe(
-      'Attempts that could not be scored normally (infrastructure, timeout, crash); they count as not passed',
+      'Attempts that ended in an error (environment, provider, harness or verifier); scored as not passed',
     ),
   cancelled: z
     .number()
@@ -147,11 +147,15 @@ export const PerTaskUsage = z.object({
   cost_usd: z
     .number()
     .nullable()
-    .describe('Mean model cost per attempt, USD; null when no attempt reported one'),
+    .describe(
+      'Mean model cost per attempt, USD (0 for a harness without a model); null when no attempt reported one',
+    ),
   time_ms: z
     .number()
     .nullable()
-    .describe('Mean wall time per attempt, milliseconds; null when none reported one'),
+    .describe(
+      'Mean time per attempt of its phases (environment, agent setup, agent, verifier), milliseconds; null when none reported one',
+    ),
   tokens: z
     .number()
     .nullable()

@@ -60,7 +60,7 @@ export const WebhookUrl = z
   });
 
 export const CreateWebhookBody = z.strictObject({
-  url: WebhookUrl.describe('Where deliveries are POSTed (https, or http where the operator allows it)'),
+  url: WebhookUrl.describe('Where deliveries are POSTed: an http(s) URL without credentials or #fragment'),
   events: z
     .array(WebhookEvent)
     .min(1, 'name at least one event')
