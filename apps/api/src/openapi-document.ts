@@ -60,7 +60,7 @@ type Transformed = ReturnType<typeof jsonSchemaTransform>;
 type JsonObject = Record<string, unknown>;
 
 /** Gives each response status its description (@fastify/swagger reads the schema's own). */
-export function describeResponses(transformed: Transformed, statusText = STATUS_DESCRIPTIONS): Transformed {
+function describeResponses(transformed: Transformed, statusText = STATUS_DESCRIPTIONS): Transformed {
   const schema = transformed.schema as JsonObject | undefined;
   if (!schema || schema.hide) return transformed;
   const others = (schema.otherResponses ?? {}) as Record<string, [string, string]>;
@@ -96,7 +96,7 @@ function reachable(paths: unknown, schemas: Record<string, unknown>): Set<string
 }
 
 /** The document without components no operation reaches (exported contracts the API never sends). */
-export function pruneComponents<
+function pruneComponents<
   T extends { paths?: unknown; components?: { schemas?: Record<string, unknown> } },
 >(document: T): T {
   const schemas = document.components?.schemas;
