@@ -1,5 +1,5 @@
 // The OpenAPI document as a reference: every operation has a summary, a description and a tag,
-// every parameter and every response status says what it is, and every property of a named
+// every parameter, request body field and response status says what it is, and every property of a named
 // component has a description (the contracts' `.describe()` texts). The checker is shown to find
 // planted omissions first, so a document that passes is one it could have failed.
 import { startTestApi, type TestApi } from '@osmosis/api/testing';
@@ -61,20 +61,23 @@ describe('the OpenAPI omissions check', () => {
     expect(coverage.described).toBe(coverage.total - 2);
   });
 
-  it('finds an operation without a tag and a property nested in an array', () => {
+  it('finds an operation without a tag, a body field and a property nested in an array', () => {
     const planted = copy();
     delete planted.paths['/v1/me']!.get!.tags;
+    const body = planted.paths['/v1/secrets/{name}']!.put!.requestBody!.content!['application/json']!.schema!;
+    delete body.properties!.value!.description;
     const items = planted.components!.schemas!.RunInfo!.properties!.image_pins!.items!;
     delete items.properties!.digest!.description;
     expect(openApiOmissions(planted)).toEqual([
       'GET /v1/me: no tag',
+      'PUT /v1/secrets/{name}: body.value has no description',
       'component RunInfo.image_pins[].digest has no description',
     ]);
   });
 });
 
 describe('the served OpenAPI document', () => {
-  it('leaves nothing undescribed: operations, parameters, responses, component properties', () => {
+  it('leaves nothing undescribed: operations, parameters, bodies, responses, component properties', () => {
     expect(openApiOmissions(doc)).toEqual([]);
     const coverage = componentPropertyCoverage(doc);
     expect(coverage.total).toBeGreaterThan(500);

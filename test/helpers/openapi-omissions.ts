@@ -1,5 +1,5 @@
 // What the OpenAPI document leaves a reader without: operations without a summary or description,
-// parameters without a description, responses left at @fastify/swagger's "Default Response", and
+// parameters and request body fields without a description, responses left at @fastify/swagger's "Default Response", and
 // properties of named components without a description. test/openapi-reference.test.ts asserts
 // none, with no exceptions: every field, generic `details` bags too, says what it holds.
 
@@ -18,6 +18,7 @@ type Operation = {
   description?: string;
   tags?: string[];
   parameters?: { in: string; name: string; description?: string }[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
   responses?: Record<string, { description?: string }>;
 };
 export type OpenApiDocument = {
@@ -71,6 +72,9 @@ export function openApiOmissions(doc: OpenApiDocument): string[] {
       for (const p of op.parameters ?? [])
         if (!p.description?.trim())
           omissions.push(`${where}: ${p.in} parameter ${p.name} has no description`);
+      for (const media of Object.values(op.requestBody?.content ?? {}))
+        for (const [path, property] of properties(media.schema ?? {}, 'body'))
+          if (!described(property)) omissions.push(`${where}: ${path} has no description`);
       for (const [status, response] of Object.entries(op.responses ?? {}))
         if (!response.description?.trim() || response.description === 'Default Response')
           omissions.push(`${where}: response ${status} is titled "${response.description ?? ''}"`);

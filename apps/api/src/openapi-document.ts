@@ -44,7 +44,7 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
   409: 'Conflicts with the current state (CONFLICT, BENCHMARK_NOT_READY): e.g. a name taken, a run already over.',
   413: 'The request body is larger than the server accepts (PAYLOAD_TOO_LARGE).',
   422: 'Understood but refused (MISSING_SECRETS, WORKSPACE_LIMIT_EXCEEDED): `error.details` lists what to fix.',
-  429: 'Too many requests (RATE_LIMITED): retry after the `Retry-After` header, in seconds.',
+  429: 'Too many requests (RATE_LIMITED): wait before retrying (`Retry-After` says how many seconds, when sent).',
   500: 'Internal error (INTERNAL): the `x-request-id` response header finds it in the server log.',
   503: 'A dependency is unavailable (UNAVAILABLE): retry later.',
 };

@@ -191,29 +191,42 @@ export type BenchmarkMetadataOverrides = z.infer<typeof BenchmarkMetadataOverrid
  */
 export const AddBenchmarkRequest = z.discriminatedUnion('kind', [
   z.object({
-    kind: z.literal('git'),
+    kind: z.literal('git').describe('Tasks from a git repository (an archive: POST /v1/benchmarks/archive)'),
     url: GitUrl.describe(
       'https://, http:// or git:// (GIT_URL_SCHEMES); loopback and private hosts only if the operator allows them',
     ),
-    ref: GitRef.optional(),
+    ref: GitRef.optional().describe(
+      "Branch, tag or commit id to check out; default: the repository's default branch",
+    ),
     path: SourcePath.optional().describe('sub-folder holding the tasks, relative, without `..`'),
-    metadata: BenchmarkMetadataOverrides.optional(),
+    metadata: BenchmarkMetadataOverrides.optional().describe(
+      "Metadata to set instead of the source's (each key optional)",
+    ),
   }),
   z.object({
-    kind: z.literal('registry'),
+    kind: z.literal('registry').describe('Tasks of a Harbor registry dataset'),
     dataset: z.string().min(1).describe('`name@version`; without a version, the highest'),
-    registry_url: RegistryUrl.optional(),
-    registry: z.unknown().optional().describe('an uploaded registry document, instead of registry_url'),
-    metadata: BenchmarkMetadataOverrides.optional(),
+    registry_url: RegistryUrl.optional().describe(
+      'Where the Harbor registry document is fetched from; required unless `registry` is uploaded',
+    ),
+    registry: z.unknown().optional().describe('An uploaded registry document, instead of registry_url'),
+    metadata: BenchmarkMetadataOverrides.optional().describe(
+      "Metadata to set instead of the source's (each key optional)",
+    ),
   }),
   z.object({
-    kind: z.literal('catalog'),
-    catalog_key: z.string().min(1),
+    kind: z.literal('catalog').describe('A benchmark of the built-in catalog'),
+    catalog_key: z
+      .string()
+      .min(1)
+      .describe('The catalog entry: terminal-bench-2-0, terminal-bench-2-1, hle or gdpval'),
     registry_url: RegistryUrl.optional().describe(
       "fetch the catalog dataset from this registry instead of the catalog's (mirrors, tests)",
     ),
-    registry: z.unknown().optional(),
-    metadata: BenchmarkMetadataOverrides.optional(),
+    registry: z.unknown().optional().describe('An uploaded registry document, instead of registry_url'),
+    metadata: BenchmarkMetadataOverrides.optional().describe(
+      "Metadata to set instead of the source's (each key optional)",
+    ),
   }),
 ]);
 export type AddBenchmarkRequest = z.infer<typeof AddBenchmarkRequest>;

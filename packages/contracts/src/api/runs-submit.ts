@@ -44,7 +44,11 @@ export const SubmitRunBody = z.strictObject({
     .default('config.toml')
     .describe("the file's path as the user named it, used in error messages"),
   secrets: z
-    .strictObject({ provided: ProvidedSecrets.default({}) })
+    .strictObject({
+      provided: ProvidedSecrets.default({}).describe(
+        "NAME → value for the config's `[secrets] required` names, used by this run only",
+      ),
+    })
     .optional()
     .describe('Secret values supplied for this run only (`provided`: NAME → value), never stored beyond it'),
 });

@@ -40,7 +40,10 @@ export const SetWorkspaceLimitsBody = z.strictObject({
     .int('must be a whole number')
     .min(1, 'must be at least 1 (null resets it to the operator’s maximum)')
     .max(MAX_WORKSPACE_CONCURRENT_ATTEMPTS, `must be at most ${MAX_WORKSPACE_CONCURRENT_ATTEMPTS}`)
-    .nullable(),
+    .nullable()
+    .describe(
+      "Attempts in flight at once across the workspace's runs (a whole number from 1 up to the operator's maximum), or null for the operator's maximum",
+    ),
 });
 export type SetWorkspaceLimitsBody = z.infer<typeof SetWorkspaceLimitsBody>;
 
