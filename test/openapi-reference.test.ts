@@ -1,7 +1,7 @@
 // The OpenAPI document as a reference: every operation has a summary, a description and a tag,
-// every parameter, request body field and response status says what it is, and every property of a named
-// component has a description (the contracts' `.describe()` texts). The checker is shown to find
-// planted omissions first, so a document that passes is one it could have failed.
+// every parameter, request body field and response status says what it is, and every property of
+// a named component has a description (the contracts' `.describe()` texts). The checker is shown
+// to find planted omissions first, so a document that passes is one it could have failed.
 import { startTestApi, type TestApi } from '@osmosis/api/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
