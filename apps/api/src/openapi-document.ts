@@ -96,9 +96,9 @@ function reachable(paths: unknown, schemas: Record<string, unknown>): Set<string
 }
 
 /** The document without components no operation reaches (exported contracts the API never sends). */
-function pruneComponents<
-  T extends { paths?: unknown; components?: { schemas?: Record<string, unknown> } },
->(document: T): T {
+function pruneComponents<T extends { paths?: unknown; components?: { schemas?: Record<string, unknown> } }>(
+  document: T,
+): T {
   const schemas = document.components?.schemas;
   if (!schemas) return document;
   const keep = reachable(document.paths, schemas);

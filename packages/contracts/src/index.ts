@@ -2,6 +2,7 @@ export * from './agent-params.ts';
 export * from './api/accounts.ts';
 export * from './api/attempts.ts';
 export * from './api/auth.ts';
+export * from './api/benchmark-sources.ts';
 export * from './api/benchmarks.ts';
 export * from './api/common.ts';
 export * from './api/downloads.ts';
