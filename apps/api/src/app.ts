@@ -7,13 +7,7 @@ import type { Db } from '@osmosis/db';
 import { createQueues, type Queues } from '@osmosis/queues';
 import { type ArtifactStorage, storageFromProcessEnv } from '@osmosis/storage';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createAuthenticate } from './auth.ts';
@@ -24,6 +18,7 @@ import { rejectMalformedInput } from './input-rules.ts';
 import { type LogLevel, loggerOptions } from './logger.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerOpenApiComponents } from './openapi-components.ts';
+import { swaggerOptions } from './openapi-document.ts';
 import { AuthFailureLimiter } from './rate-limit.ts';
 import { cliDeviceRoutes } from './routes/cli-device.ts';
 import { routes } from './routes/index.ts';
@@ -132,26 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerOpenApiComponents();
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Osmosis benchmark platform API',
-        description:
-          'Versioned REST API (`/v1`). Every failure is `{error: {code, message, details}}`; one object is `{data}`; a list is `{items, total_count, has_more, next_offset}`.',
-        version: '1.0.0',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (osm_...)' },
-        },
-      },
-      security: [{ bearerAuth: [] }],
-    },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
-  });
+  await app.register(fastifySwagger, swaggerOptions(config.publicUrl));
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 

@@ -31,7 +31,12 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     '/healthz',
     {
       config: { public: true },
-      schema: { tags: ['health'], summary: 'The process is up', response: { 200: HealthResponse } },
+      schema: {
+        tags: ['health'],
+        summary: 'Liveness',
+        description: "Answers `{status: 'ok'}` while the process runs; checks nothing else. No token needed.",
+        response: { 200: HealthResponse },
+      },
     },
     async () => ({ status: 'ok' as const }),
   );
@@ -42,7 +47,9 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['health'],
-        summary: 'Postgres and Redis are reachable (workers reported apart)',
+        summary: 'Readiness',
+        description:
+          "Postgres and Redis answer within the readiness timeout: 200 `ready`, else 503 `unavailable` with the failing check's reason. The workers are reported beside them and never make the API unready. No token needed.",
         response: { 200: ReadyResponse, 503: ReadyResponse },
       },
     },

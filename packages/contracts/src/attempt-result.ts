@@ -55,16 +55,28 @@ const ms = z.number().int().nonnegative().nullable();
  * --json`, results.csv and the attempt page). `skipped`: not run, an earlier step ended the trial.
  */
 export const AttemptStepResult = z.object({
-  name: z.string(),
-  outcome: z.enum(['passed', 'failed', 'errored', 'skipped']),
-  reward: z.number().nullable(),
-  rewards: z.record(z.string(), z.number()).nullable(),
-  error_class: z.string().nullable(),
-  error_message: z.string().nullable(),
-  agent_ms: ms,
-  verifier_ms: ms,
-  agent_exit_code: z.number().int().nullable(),
-  agent_timed_out: z.boolean().nullable(),
+  name: z.string().describe("The step's name"),
+  outcome: z
+    .enum(['passed', 'failed', 'errored', 'skipped'])
+    .describe('passed, failed, errored, or skipped (an earlier step ended the attempt)'),
+  reward: z.number().nullable().describe("The step verifier's reward; null when none"),
+  rewards: z
+    .record(z.string(), z.number())
+    .nullable()
+    .describe("The step's whole reward map (reward.json); null when none"),
+  error_class: z.string().nullable().describe('Class of the error when errored; else null'),
+  error_message: z.string().nullable().describe("The error's message, secrets scrubbed; else null"),
+  agent_ms: ms.describe('Time the agent ran in this step, milliseconds; null when it did not'),
+  verifier_ms: ms.describe('Time the verifier ran in this step, milliseconds; null when it did not'),
+  agent_exit_code: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The agent's exit code in this step; null when it did not exit by itself"),
+  agent_timed_out: z
+    .boolean()
+    .nullable()
+    .describe("Whether the agent hit the step's timeout; null when it did not run"),
 });
 export type AttemptStepResult = z.infer<typeof AttemptStepResult>;
 
@@ -80,10 +92,11 @@ export type StoredArtifact = z.infer<typeof StoredArtifact>;
 
 /** An image an attempt was given from a registry (or found on its worker), with the digest the run pinned. */
 export const SuppliedImageInfo = z.object({
-  /** normalised reference (`docker.io/alexgshaw/x:20251031`) */
-  reference: z.string(),
-  /** manifest digest (`sha256:…`); null for an image the worker had and never pulled */
-  digest: z.string().nullable(),
+  reference: z.string().describe('normalised reference (`docker.io/alexgshaw/x:20251031`)'),
+  digest: z
+    .string()
+    .nullable()
+    .describe('manifest digest (`sha256:…`); null for an image the worker had and never pulled'),
 });
 export type SuppliedImageInfo = z.infer<typeof SuppliedImageInfo>;
 
@@ -93,16 +106,26 @@ export type SuppliedImageInfo = z.infer<typeof SuppliedImageInfo>;
  * (the prebuilt image, a build's bases, compose images) with its digest.
  */
 export const AttemptImage = z.object({
-  /** `registry`: docker_image pulled (or found on the worker); `built`: built from environment/Dockerfile */
-  source: z.enum(['registry', 'built']),
-  /** docker_image as the task names it, normalised; null when the task names none */
-  reference: z.string().nullable(),
-  /** the digest of docker_image the attempt ran (the run's pin); null when built or never pulled */
-  digest: z.string().nullable(),
-  /** why it was built although the task names docker_image (pull-then-build), else null */
-  built_because: z.string().nullable(),
-  /** every image supplied for the environment: docker_image, a build's FROM bases, compose images */
-  supplied: z.array(SuppliedImageInfo),
+  source: z
+    .enum(['registry', 'built'])
+    .describe(
+      '`registry`: docker_image pulled (or found on the worker); `built`: built from environment/Dockerfile',
+    ),
+  reference: z
+    .string()
+    .nullable()
+    .describe('docker_image as the task names it, normalised; null when the task names none'),
+  digest: z
+    .string()
+    .nullable()
+    .describe("the digest of docker_image the attempt ran (the run's pin); null when built or never pulled"),
+  built_because: z
+    .string()
+    .nullable()
+    .describe('why it was built although the task names docker_image (pull-then-build), else null'),
+  supplied: z
+    .array(SuppliedImageInfo)
+    .describe("every image supplied for the environment: docker_image, a build's FROM bases, compose images"),
 });
 export type AttemptImage = z.infer<typeof AttemptImage>;
 
@@ -110,12 +133,13 @@ export type AttemptImage = z.infer<typeof AttemptImage>;
 export const AttemptResult = z.object({
   outcome: AttemptOutcome,
   reward: z.number().nullable(),
-  /** the whole reward.json map (or {reward} from reward.txt); per-key step means for multi-step */
-  rewards: z.record(z.string(), z.number()).nullable(),
+  rewards: z
+    .record(z.string(), z.number())
+    .nullable()
+    .describe('the whole reward.json map (or {reward} from reward.txt); per-key step means for multi-step'),
   errorClass: z.string().nullable(),
   errorMessage: z.string().nullable(),
-  /** phase durations: environment, agent setup, agent and verifier (summed over steps) */
-  envMs: ms,
+  envMs: ms.describe('phase durations: environment, agent setup, agent and verifier (summed over steps)'),
   agentSetupMs: ms,
   agentMs: ms,
   verifierMs: ms,
@@ -125,25 +149,25 @@ export const AttemptResult = z.object({
   inputTokens: z.number().int().nullable(),
   outputTokens: z.number().int().nullable(),
   cacheTokens: z.number().int().nullable(),
-  /** usage of a worker-side verifier (judge), kept apart from the agent's */
-  judgeCostUsd: z.number().nullable(),
+  judgeCostUsd: z
+    .number()
+    .nullable()
+    .describe("usage of a worker-side verifier (judge), kept apart from the agent's"),
   judgeInputTokens: z.number().int().nullable(),
   judgeOutputTokens: z.number().int().nullable(),
-  /** the harness's HarnessInfo (contracts), stored as attempts.harness_info */
-  harnessInfo: z.unknown(),
-  /** each step of a multi-step task; null for a single-step task */
-  steps: AttemptSteps,
-  /** how the environment's image was had, stored as attempts.image_info (null: no image was made ready) */
-  imageInfo: AttemptImage.nullable(),
-  /**
-   * the failure was a moment's (a registry's timeout, rate limit or 5xx): the attempt runs again
-   * without using a retry of the run (a bounded number of times). Not a column.
-   */
-  transient: z.boolean().optional(),
-  /** files already stored in artifact storage */
-  artifacts: z.array(StoredArtifact),
-  /** lifecycle events not already sent through the execution's `log` */
-  events: z.array(AttemptEvent),
+  harnessInfo: z.unknown().describe("the harness's HarnessInfo (contracts), stored as attempts.harness_info"),
+  steps: AttemptSteps.describe('each step of a multi-step task; null for a single-step task'),
+  imageInfo: AttemptImage.nullable().describe(
+    "how the environment's image was had, stored as attempts.image_info (null: no image was made ready)",
+  ),
+  transient: z
+    .boolean()
+    .optional()
+    .describe(
+      "the failure was a moment's (a registry's timeout, rate limit or 5xx): the attempt runs again without using a retry of the run (a bounded number of times). Not a column",
+    ),
+  artifacts: z.array(StoredArtifact).describe('files already stored in artifact storage'),
+  events: z.array(AttemptEvent).describe("lifecycle events not already sent through the execution's `log`"),
 });
 export type AttemptResult = z.infer<typeof AttemptResult>;
 

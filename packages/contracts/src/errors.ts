@@ -60,17 +60,22 @@ export const ERROR_CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
 
 /** One shape for every failure the API returns: `{error: {code, message, details}}`. */
 export const ErrorBody = z.object({
-  error: z.object({
-    code: ErrorCode,
-    message: z.string(),
-    details: z.unknown().optional(),
-  }),
+  error: z
+    .object({
+      code: ErrorCode.describe('Stable code to branch on; the HTTP status follows from it'),
+      message: z.string().describe('What was wrong and how to fix it, for people'),
+      details: z
+        .unknown()
+        .optional()
+        .describe('Machine-readable particulars of some codes, e.g. `issues` of VALIDATION_ERROR'),
+    })
+    .describe('The failure'),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /** A field problem inside VALIDATION_ERROR / INVALID_CONFIG details. */
 export const FieldIssue = z.object({
-  path: z.string(),
-  message: z.string(),
+  path: z.string().describe('Where: `body.email`, `query.limit`, `params.name`'),
+  message: z.string().describe('What is wrong with it'),
 });
 export type FieldIssue = z.infer<typeof FieldIssue>;

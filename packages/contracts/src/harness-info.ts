@@ -26,19 +26,26 @@ export type TemplateSetKind = z.infer<typeof TemplateSetKind>;
 /** The texts a run used. */
 export const TemplateSetInfo = z.object({
   kind: TemplateSetKind,
-  /** SHA-256 of each file the set was read from (relative path → hex). */
-  files: z.record(z.string(), z.string()),
-  /** SHA-256 of the rendered set (ids and texts), whatever it was read from. */
-  digest: z.string(),
+  files: z
+    .record(z.string(), z.string())
+    .describe('SHA-256 of each file the set was read from (relative path → hex)'),
+  digest: z.string().describe('SHA-256 of the rendered set (ids and texts), whatever it was read from'),
 });
 export type TemplateSetInfo = z.infer<typeof TemplateSetInfo>;
 
 /** The model parameters as sent. */
 export const EffectiveModelParams = z.object({
-  /** Configured (or the profile's default) temperature; null when none is set and none sent (harbor-0.9). */
-  temperature: z.number().nullable(),
-  /** False when the model takes no temperature but 1 and it was left out, as LiteLLM's drop_params does. */
-  temperature_sent: z.boolean(),
+  temperature: z
+    .number()
+    .nullable()
+    .describe(
+      "Configured (or the profile's default) temperature; null when none is set and none sent (harbor-0.9)",
+    ),
+  temperature_sent: z
+    .boolean()
+    .describe(
+      "False when the model takes no temperature but 1 and it was left out, as LiteLLM's drop_params does",
+    ),
   reasoning_effort: z.string().nullable(),
   thinking_budget_tokens: z.number().int().nullable(),
   max_tokens: z.number().int().nullable(),
@@ -49,13 +56,15 @@ export type EffectiveModelParams = z.infer<typeof EffectiveModelParams>;
 /** An agent tool an attempt ran with (terminus-2's tmux, an installed agent's CLI), and where it came from. */
 export const ToolUse = z.object({
   name: z.string(),
-  /** As the tool printed it (`tmux 3.3a`, `2.1.332 (Claude Code)`); null when it printed none. */
-  version: z.string().nullable(),
-  /**
-   * `bundle`: prepared once by the worker and mounted read-only; `image`: the task image's own;
-   * `installed`: installed in the sandbox at setup (needs internet).
-   */
-  source: z.enum(['bundle', 'image', 'installed']),
+  version: z
+    .string()
+    .nullable()
+    .describe('As the tool printed it (`tmux 3.3a`, `2.1.332 (Claude Code)`); null when it printed none'),
+  source: z
+    .enum(['bundle', 'image', 'installed'])
+    .describe(
+      "`bundle`: prepared once by the worker and mounted read-only; `image`: the task image's own; `installed`: installed in the sandbox at setup (needs internet)",
+    ),
 });
 export type ToolUse = z.infer<typeof ToolUse>;
 
@@ -68,11 +77,19 @@ export const HarnessInfo = z.object({
   model_params: EffectiveModelParams.nullable(),
   max_turns: z.number().int().nullable(),
   summarize_threshold_tokens: z.number().int().nullable(),
-  /** The agent tools it ran with (absent in attempts recorded before tools were reported). */
-  tools: z.array(ToolUse).optional(),
-  /** What the harness itself knows sets this attempt apart from its reference (each a reason it is not comparable). */
-  differences: z.array(z.string()).optional(),
-  /** What the operator should know and did not stop the attempt (an unknown context limit). */
-  warnings: z.array(z.string()).optional(),
+  tools: z
+    .array(ToolUse)
+    .optional()
+    .describe('The agent tools it ran with (absent in attempts recorded before tools were reported)'),
+  differences: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'What the harness itself knows sets this attempt apart from its reference (each a reason it is not comparable)',
+    ),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe('What the operator should know and did not stop the attempt (an unknown context limit)'),
 });
 export type HarnessInfo = z.infer<typeof HarnessInfo>;

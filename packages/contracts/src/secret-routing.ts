@@ -15,15 +15,13 @@ export const SecretPhase = z.enum(['agent', 'verifier', 'judge']);
 export type SecretPhase = z.infer<typeof SecretPhase>;
 
 export const SecretReceiver = z.object({
-  phase: SecretPhase,
-  /** the agent (0-based) for phase `agent`, else null */
-  agent_index: z.number().int().nullable(),
-  /**
-   * true: the value is in the env of a process in the attempt's sandbox, where the benchmark's
-   * code and the agent's can read it; false: it stays in the worker, sent only as the
-   * credential of a model call
-   */
-  in_sandbox: z.boolean(),
+  phase: SecretPhase.describe('agent, verifier or judge'),
+  agent_index: z.number().int().nullable().describe('the agent (0-based) for phase `agent`, else null'),
+  in_sandbox: z
+    .boolean()
+    .describe(
+      "true: the value is in the env of a process in the attempt's sandbox, where the benchmark's code and the agent's can read it; false: it stays in the worker, sent only as the credential of a model call",
+    ),
 });
 export type SecretReceiver = z.infer<typeof SecretReceiver>;
 

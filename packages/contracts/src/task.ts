@@ -32,15 +32,18 @@ export const TASK_DEFAULTS = {
 export const TaskDifficulty = z.enum(['easy', 'medium', 'hard']);
 export type TaskDifficulty = z.infer<typeof TaskDifficulty>;
 
-export const TaskAuthor = z.object({ name: z.string(), email: z.string().nullable() });
+export const TaskAuthor = z.object({
+  name: z.string().describe("The author's name"),
+  email: z.string().nullable().describe("The author's e-mail; null when not given"),
+});
 export type TaskAuthor = z.infer<typeof TaskAuthor>;
 
 /** `[task]`: the package identity of a task (`org/name`). */
 export const TaskPackageInfo = z.object({
-  name: z.string(),
-  description: z.string(),
-  authors: z.array(TaskAuthor),
-  keywords: z.array(z.string()),
+  name: z.string().describe("The task's package name (`org/name`)"),
+  description: z.string().describe('What the task is, in a sentence'),
+  authors: z.array(TaskAuthor).describe('Who wrote it'),
+  keywords: z.array(z.string()).describe('Search keywords'),
 });
 export type TaskPackageInfo = z.infer<typeof TaskPackageInfo>;
 
@@ -61,23 +64,38 @@ export const VerifierEnvironmentMode = z.enum(['shared', 'separate']);
 export type VerifierEnvironmentMode = z.infer<typeof VerifierEnvironmentMode>;
 
 export const TaskAgentConfig = z.object({
-  timeout_sec: z.number().positive().nullable(),
-  user: TaskUser,
-  network_mode: NetworkMode.nullable(),
-  allowed_hosts: z.array(z.string()),
+  timeout_sec: z
+    .number()
+    .positive()
+    .nullable()
+    .describe(
+      "The agent's time limit, seconds (before the run's timeout_multiplier); null: the harness's default",
+    ),
+  user: TaskUser.describe("User the agent runs as (name or uid); null: the image's default"),
+  network_mode: NetworkMode.nullable().describe(
+    'public, no-network or allowlist; null: as `[environment]` says',
+  ),
+  allowed_hosts: z.array(z.string()).describe('Hosts the agent may reach when network_mode is allowlist'),
 });
 export type TaskAgentConfig = z.infer<typeof TaskAgentConfig>;
 
-export const TaskSolutionConfig = z.object({ env: z.record(z.string(), z.string()) });
+export const TaskSolutionConfig = z.object({
+  env: z
+    .record(z.string(), z.string())
+    .describe('Environment variables of the reference solution (solution/solve.sh)'),
+});
 export type TaskSolutionConfig = z.infer<typeof TaskSolutionConfig>;
 
 export const TaskHealthcheck = z.object({
-  command: z.string(),
-  interval_sec: z.number().nonnegative(),
-  timeout_sec: z.number().positive(),
-  start_period_sec: z.number().nonnegative(),
-  start_interval_sec: z.number().nonnegative(),
-  retries: z.number().int().nonnegative(),
+  command: z.string().describe('Command run in the environment; exit 0 means healthy'),
+  interval_sec: z.number().nonnegative().describe('Seconds between checks'),
+  timeout_sec: z.number().positive().describe('Seconds one check may take'),
+  start_period_sec: z
+    .number()
+    .nonnegative()
+    .describe('Seconds after start during which failures do not count'),
+  start_interval_sec: z.number().nonnegative().describe('Seconds between checks during the start period'),
+  retries: z.number().int().nonnegative().describe('Failed checks in a row that make it unhealthy'),
 });
 export type TaskHealthcheck = z.infer<typeof TaskHealthcheck>;
 
@@ -90,37 +108,54 @@ export const ImageSource = z.enum(['pull', 'build', 'pull-then-build']);
 export type ImageSource = z.infer<typeof ImageSource>;
 
 export const TaskEnvironmentConfig = z.object({
-  build_timeout_sec: z.number().positive(),
-  docker_image: z.string().nullable(),
-  /** the task's own choice of how its image is had (null: the operator's OSMOSIS_IMAGE_SOURCE) */
-  image_source: ImageSource.nullable().default(null),
-  os: TaskOs.default(TASK_DEFAULTS.environment.os),
-  cpus: z.number().positive(),
-  memory_mb: z.number().int().positive(),
-  storage_mb: z.number().int().positive(),
-  gpus: z.number().int().nonnegative(),
-  gpu_types: z.array(z.string()).nullable(),
-  allow_internet: z.boolean(),
-  network_mode: NetworkMode.nullable(),
-  allowed_hosts: z.array(z.string()),
-  env: z.record(z.string(), z.string()),
-  workdir: z.string().nullable(),
-  skills_dir: z.string().nullable(),
-  mcp_servers: z.array(z.record(z.string(), z.unknown())),
-  healthcheck: TaskHealthcheck.nullable(),
+  build_timeout_sec: z.number().positive().describe('Time limit of building the image, seconds'),
+  docker_image: z
+    .string()
+    .nullable()
+    .describe('Prebuilt image to run; null: built from environment/Dockerfile'),
+  image_source: ImageSource.nullable()
+    .default(null)
+    .describe("the task's own choice of how its image is had (null: the operator's OSMOSIS_IMAGE_SOURCE)"),
+  os: TaskOs.default(TASK_DEFAULTS.environment.os).describe(
+    'linux, or windows (unsupported: such tasks are flagged)',
+  ),
+  cpus: z.number().positive().describe('CPUs the environment gets'),
+  memory_mb: z.number().int().positive().describe('Memory limit, MiB'),
+  storage_mb: z.number().int().positive().describe('Disk limit, MiB'),
+  gpus: z.number().int().nonnegative().describe('GPUs it needs (0: none)'),
+  gpu_types: z.array(z.string()).nullable().describe('GPU models it accepts; null: any'),
+  allow_internet: z.boolean().describe('Whether the environment may reach the internet'),
+  network_mode: NetworkMode.nullable().describe('public, no-network or allowlist; null: from allow_internet'),
+  allowed_hosts: z.array(z.string()).describe('Hosts reachable when network_mode is allowlist'),
+  env: z.record(z.string(), z.string()).describe('Environment variables set in the environment'),
+  workdir: z.string().nullable().describe("Working directory of the agent; null: the image's"),
+  skills_dir: z.string().nullable().describe('Folder of agent skills in the environment; null: none'),
+  mcp_servers: z
+    .array(z.record(z.string(), z.unknown()))
+    .describe('MCP servers offered to the agent, as task.toml gives them'),
+  healthcheck: TaskHealthcheck.nullable().describe(
+    'Check the environment must pass before the agent starts; null: none',
+  ),
 });
 export type TaskEnvironmentConfig = z.infer<typeof TaskEnvironmentConfig>;
 
 export const TaskVerifierConfig = z.object({
-  timeout_sec: z.number().positive(),
-  env: z.record(z.string(), z.string()),
-  user: TaskUser,
-  network_mode: NetworkMode.nullable(),
-  allowed_hosts: z.array(z.string()),
-  /** null: `separate` when `environment` is set, else `shared` (resolveVerifierMode) */
-  environment_mode: VerifierEnvironmentMode.nullable().default(null),
-  /** `[verifier.environment]`: the separate verifier's environment (same keys as `[environment]`) */
-  environment: TaskEnvironmentConfig.nullable().default(null),
+  timeout_sec: z
+    .number()
+    .positive()
+    .describe("The verifier's time limit, seconds (before timeout_multiplier)"),
+  env: z.record(z.string(), z.string()).describe('Environment variables of the verifier (tests/test.sh)'),
+  user: TaskUser.describe("User the verifier runs as; null: the image's default"),
+  network_mode: NetworkMode.nullable().describe(
+    'public, no-network or allowlist; null: as `[environment]` says',
+  ),
+  allowed_hosts: z.array(z.string()).describe('Hosts the verifier may reach when network_mode is allowlist'),
+  environment_mode: VerifierEnvironmentMode.nullable()
+    .default(null)
+    .describe('null: `separate` when `environment` is set, else `shared` (resolveVerifierMode)'),
+  environment: TaskEnvironmentConfig.nullable()
+    .default(null)
+    .describe("`[verifier.environment]`: the separate verifier's environment (same keys as `[environment]`)"),
 });
 export type TaskVerifierConfig = z.infer<typeof TaskVerifierConfig>;
 
@@ -130,11 +165,12 @@ export type TaskVerifierConfig = z.infer<typeof TaskVerifierConfig>;
  * a separate verifier receives, at the same path.
  */
 export const TaskArtifact = z.object({
-  /** absolute path in the agent's environment */
-  source: z.string(),
-  /** relative path under the attempt's `artifacts/`; null: the source's base name */
-  destination: z.string().nullable(),
-  exclude: z.array(z.string()),
+  source: z.string().describe("absolute path in the agent's environment"),
+  destination: z
+    .string()
+    .nullable()
+    .describe("relative path under the attempt's `artifacts/`; null: the source's base name"),
+  exclude: z.array(z.string()).describe('Glob patterns left out of a folder'),
 });
 export type TaskArtifact = z.infer<typeof TaskArtifact>;
 
@@ -144,18 +180,39 @@ export type StepMinReward = z.infer<typeof StepMinReward>;
 
 /** `[[steps]]`: one step of a multi-step task (files under `steps/<name>/`). */
 export const TaskStep = z.object({
-  name: z.string(),
-  agent: z.object({ timeout_sec: z.number().positive().nullable(), user: TaskUser }),
-  verifier: z.object({
-    timeout_sec: z.number().positive().nullable(),
-    env: z.record(z.string(), z.string()),
-    user: TaskUser,
-    environment_mode: VerifierEnvironmentMode.nullable(),
-    environment: TaskEnvironmentConfig.nullable(),
-  }),
-  min_reward: StepMinReward,
-  healthcheck: TaskHealthcheck.nullable(),
-  artifacts: z.array(TaskArtifact),
+  name: z.string().describe("The step's name (its files are under steps/<name>/)"),
+  agent: z
+    .object({
+      timeout_sec: z
+        .number()
+        .positive()
+        .nullable()
+        .describe("The agent's time limit in this step, seconds; null: the task's"),
+      user: TaskUser.describe("User the agent runs as; null: the task's"),
+    })
+    .describe("The agent's settings for this step"),
+  verifier: z
+    .object({
+      timeout_sec: z
+        .number()
+        .positive()
+        .nullable()
+        .describe("The verifier's time limit in this step, seconds; null: the task's"),
+      env: z.record(z.string(), z.string()).describe("Environment variables of this step's verifier"),
+      user: TaskUser.describe("User this step's verifier runs as; null: the task's"),
+      environment_mode: VerifierEnvironmentMode.nullable().describe(
+        "shared or separate; null: as the task's verifier",
+      ),
+      environment: TaskEnvironmentConfig.nullable().describe(
+        "This step's separate verifier environment; null: none",
+      ),
+    })
+    .describe("The verifier's settings for this step"),
+  min_reward: StepMinReward.describe(
+    'Reward the step must reach for later steps to run (a number, or a minimum per reward key); null: no gate',
+  ),
+  healthcheck: TaskHealthcheck.nullable().describe("This step's health check; null: the task's"),
+  artifacts: z.array(TaskArtifact).describe('Files to keep after this step'),
 });
 export type TaskStep = z.infer<typeof TaskStep>;
 
@@ -165,24 +222,31 @@ export type MultiStepRewardStrategy = z.infer<typeof MultiStepRewardStrategy>;
 
 /** The normalised `task.toml`. `metadata` keeps every key the file had, known or not. */
 export const TaskConfig = z.object({
-  schema_version: z.string(),
-  task: TaskPackageInfo.nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-  verifier: TaskVerifierConfig,
-  agent: TaskAgentConfig,
-  solution: TaskSolutionConfig,
-  environment: TaskEnvironmentConfig,
-  source: z.string().nullable(),
-  /** task-level artifacts, collected after the agent (every step's, in a multi-step task) */
-  artifacts: z.array(TaskArtifact).default([]),
-  /** `[[steps]]`; null for a single-step task */
-  steps: z.array(TaskStep).nullable().default(null),
-  /** multi-step only; null means `mean` */
-  multi_step_reward_strategy: MultiStepRewardStrategy.nullable().default(null),
+  schema_version: z.string().describe('The task.toml format version'),
+  task: TaskPackageInfo.nullable().describe('`[task]`: package identity; null when the file has none'),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .describe('`[metadata]`: every key the file had (difficulty, category, tags, others)'),
+  verifier: TaskVerifierConfig.describe('`[verifier]`'),
+  agent: TaskAgentConfig.describe('`[agent]`'),
+  solution: TaskSolutionConfig.describe('`[solution]`'),
+  environment: TaskEnvironmentConfig.describe('`[environment]`'),
+  source: z.string().nullable().describe('Where the task comes from (a URL or note); null when not given'),
+  artifacts: z
+    .array(TaskArtifact)
+    .default([])
+    .describe("task-level artifacts, collected after the agent (every step's, in a multi-step task)"),
+  steps: z.array(TaskStep).nullable().default(null).describe('`[[steps]]`; null for a single-step task'),
+  multi_step_reward_strategy: MultiStepRewardStrategy.nullable()
+    .default(null)
+    .describe('multi-step only; null means `mean`'),
 });
 export type TaskConfig = z.infer<typeof TaskConfig>;
 
-export const TaskFileEntry = z.object({ path: z.string(), size: z.number().int().nonnegative() });
+export const TaskFileEntry = z.object({
+  path: z.string().describe('Path relative to the task folder'),
+  size: z.number().int().nonnegative().describe('Size in bytes'),
+});
 export type TaskFileEntry = z.infer<typeof TaskFileEntry>;
 
 /**
@@ -190,22 +254,27 @@ export type TaskFileEntry = z.infer<typeof TaskFileEntry>;
  * still listed: `parse_error` (file and line) or `unsupported_reason` says why.
  */
 export const TaskManifest = z.object({
-  name: z.string(),
-  category: z.string().nullable(),
-  /** easy | medium | hard, or null when the source gives none (never inferred) */
-  difficulty: TaskDifficulty.nullable(),
-  tags: z.array(z.string()),
-  instruction: z.string(),
-  config: TaskConfig,
-  /** sha256 over the sorted relative paths and bytes of every file of the task */
-  digest: z.string(),
-  /** sha256 over environment/ and the image settings: the image cache key */
-  env_digest: z.string(),
-  files: z.array(TaskFileEntry),
-  has_dockerfile: z.boolean(),
-  has_solution: z.boolean(),
-  unsupported_reason: z.string().nullable(),
-  parse_error: z.string().nullable(),
-  warnings: z.array(z.string()),
+  name: z.string().describe("The task's name, unique in the benchmark"),
+  category: z.string().nullable().describe('Its category; null when not given'),
+  difficulty: TaskDifficulty.nullable().describe(
+    'easy | medium | hard, or null when the source gives none (never inferred)',
+  ),
+  tags: z.array(z.string()).describe('Its tags'),
+  instruction: z.string().describe('instruction.md: what the agent is asked to do'),
+  config: TaskConfig.describe('The normalised task.toml'),
+  digest: z.string().describe('sha256 over the sorted relative paths and bytes of every file of the task'),
+  env_digest: z.string().describe('sha256 over environment/ and the image settings: the image cache key'),
+  files: z.array(TaskFileEntry).describe('Every file of the task folder'),
+  has_dockerfile: z.boolean().describe('Whether environment/Dockerfile exists'),
+  has_solution: z.boolean().describe('Whether a reference solution (solution/solve.sh) exists'),
+  unsupported_reason: z
+    .string()
+    .nullable()
+    .describe('Why the platform cannot run it (e.g. a windows task); null when it can'),
+  parse_error: z
+    .string()
+    .nullable()
+    .describe('Why its files could not be read (file and line); null when they could'),
+  warnings: z.array(z.string()).describe('Problems that do not stop it from running'),
 });
 export type TaskManifest = z.infer<typeof TaskManifest>;

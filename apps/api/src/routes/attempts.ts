@@ -24,7 +24,8 @@ export const attemptRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary: "A run's attempts, filtered by task, agent, outcome or error class, in cursor pages",
+        summary: "List a run's attempts",
+        description: "A run's attempts, filtered by task, agent, outcome or error class, in cursor pages.",
         params: RunNameParams,
         querystring: AttemptListQuery,
         response: { 200: AttemptListResponse, ...STANDARD_ERROR_RESPONSES },
@@ -41,7 +42,9 @@ export const attemptRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary: 'One attempt: phases, steps, verifier output, agent log, events, artifacts and trajectory',
+        summary: 'Get one attempt',
+        description:
+          'One attempt: phases, steps, verifier output, agent log, events, artifacts and trajectory.',
         params: AttemptParams,
         response: { 200: AttemptDetailResponse, ...STANDARD_ERROR_RESPONSES },
       },

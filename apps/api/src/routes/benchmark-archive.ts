@@ -47,8 +47,9 @@ export const benchmarkArchiveRoute: FastifyPluginAsyncZod = async (app) => {
       bodyLimit: app.config.sources.archive.maxBytes,
       schema: {
         tags: ['benchmarks'],
-        summary:
-          'Add a benchmark from a tar(.gz) of Harbor task folders sent as the raw body; metadata from the query or the archive’s benchmark.toml',
+        summary: 'Add a benchmark from an archive',
+        description:
+          'Add a benchmark from a tar(.gz) of Harbor task folders sent as the raw body; metadata from the query or the archive’s benchmark.toml.',
         querystring: AddArchiveQuery,
         response: { 202: BenchmarkResponse, ...STANDARD_ERROR_RESPONSES },
       },

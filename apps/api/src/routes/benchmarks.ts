@@ -46,8 +46,9 @@ export const benchmarkRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['benchmarks'],
-        summary:
-          'Add a benchmark from a git repository, a Harbor registry dataset or the catalog; syncs in the background',
+        summary: 'Add a benchmark',
+        description:
+          'Add a benchmark from a git repository, a Harbor registry dataset or the catalog; syncs in the background.',
         body: AddBenchmarkRequest,
         response: { 202: BenchmarkResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -70,7 +71,8 @@ export const benchmarkRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['benchmarks'],
-        summary: "The workspace's benchmarks, with sync state and task counts",
+        summary: 'List benchmarks',
+        description: "The workspace's benchmarks, with sync state and task counts.",
         querystring: PageQuery,
         response: { 200: ListBenchmarksResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -83,8 +85,9 @@ export const benchmarkRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['benchmarks'],
-        summary:
-          'One benchmark by key, exact name or id: metadata, task manifest, task sets, leaderboard, the newest runs and run_count',
+        summary: 'Get one benchmark',
+        description:
+          'One benchmark by key, exact name or id: metadata, task manifest, task sets, leaderboard, the newest runs and run_count.',
         params: BenchmarkKeyParams,
         response: { 200: BenchmarkDetailResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -99,8 +102,9 @@ export const benchmarkRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['benchmarks'],
-        summary:
-          'Retry the sync of a benchmark whose sync failed (or is still pending); resumes where it stopped',
+        summary: "Retry a benchmark's sync",
+        description:
+          'Retry the sync of a benchmark whose sync failed (or is still pending); resumes where it stopped.',
         params: BenchmarkKeyParams,
         response: { 200: BenchmarkResponse, 202: BenchmarkResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -121,8 +125,9 @@ export const benchmarkRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['benchmarks'],
-        summary:
-          'Delete a benchmark and its tasks; with runs on it only with force=true, by admins and owners (the runs are deleted too); refused while runs are pending, queued or running',
+        summary: 'Delete a benchmark',
+        description:
+          'Delete a benchmark and its tasks; with runs on it only with force=true, by admins and owners (the runs are deleted too); refused while runs are pending, queued or running.',
         params: BenchmarkKeyParams,
         querystring: ForceQuery,
         response: { 200: DeleteBenchmarkResponse, ...STANDARD_ERROR_RESPONSES },

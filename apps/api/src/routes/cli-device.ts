@@ -42,8 +42,9 @@ export const cliDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['cli'],
-        summary:
-          "Start the CLI's device login (RFC 8628): a device code to poll with and a user code to approve on /device",
+        summary: 'Start a device login',
+        description:
+          "Start the CLI's device login (RFC 8628): a device code to poll with and a user code to approve on /device.",
         body: DeviceAuthorizeBody,
         response: { 200: DeviceAuthorizeResponse, 429: DeviceErrorBody },
         security: [],
@@ -70,8 +71,9 @@ export const cliDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['cli'],
-        summary:
-          'Poll the device login: the token once the code is approved; else 400 with authorization_pending, slow_down, expired_token, access_denied or invalid_grant',
+        summary: 'Poll a device login',
+        description:
+          'Poll the device login: the token once the code is approved; else 400 with authorization_pending, slow_down, expired_token, access_denied or invalid_grant.',
         body: DeviceTokenBody,
         response: { 200: DeviceTokenResponse, 400: DeviceErrorBody, 429: DeviceErrorBody },
         security: [],

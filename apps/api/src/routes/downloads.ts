@@ -101,7 +101,9 @@ export const downloadRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['results'],
-        summary: "The files of a run's download (path and size per type); 409 for pending or queued runs",
+        summary: "List a run's download files",
+        description:
+          "The files of a run's download (path and size per type); 409 for pending or queued runs.",
         params: RunNameParams,
         querystring: DownloadManifestQuery,
         response: { 200: DownloadManifestResponse, ...STANDARD_ERROR_RESPONSES },
@@ -141,9 +143,23 @@ export const downloadRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['results'],
-        summary: 'One file of the manifest, streamed; supports `Range: bytes=`',
+        summary: 'Download one file of a run',
+        description:
+          "One file of the manifest by its `path`, streamed. `Range: bytes=a-b` gives 206 with `Content-Range`; `at` (the manifest's `generated_at`) reproduces a running run's snapshot byte for byte. Artifacts are sent as attachments.",
         params: RunNameParams,
         querystring: DownloadFileQuery,
+        response: STANDARD_ERROR_RESPONSES,
+        otherResponses: {
+          200: [
+            'application/octet-stream',
+            'The whole file; its content type follows its name (CSV, text, JSON, else bytes).',
+          ],
+          206: [
+            'application/octet-stream',
+            'The range asked for with `Range: bytes=a-b`, with `Content-Range`.',
+          ],
+          416: ['application/json', 'The range lies outside the file (`Content-Range: bytes */<size>`).'],
+        },
       },
     },
     async (request, reply) => {

@@ -31,8 +31,9 @@ export const endpointHostRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['endpoint-hosts'],
-        summary:
-          "Hosts the workspace's secret records may be sent to as a model endpoint: the built-in provider hosts (https), then the workspace's own entries",
+        summary: 'List allowed endpoint hosts',
+        description:
+          "Hosts the workspace's secret records may be sent to as a model endpoint: the built-in provider hosts (https), then the workspace's own entries.",
         querystring: ListEndpointHostsQuery,
         response: { 200: ListEndpointHostsResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -46,8 +47,9 @@ export const endpointHostRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['endpoint-hosts'],
-        summary:
-          "Allow the workspace's secret records to be sent to a model endpoint on this host (`host`, `*.host`, `host:port`); admins and owners",
+        summary: 'Allow an endpoint host',
+        description:
+          "Allow the workspace's secret records to be sent to a model endpoint on this host (`host`, `*.host`, `host:port`); admins and owners.",
         params: EndpointHostParams,
         response: { 200: SetEndpointHostResponse, 201: SetEndpointHostResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -68,8 +70,9 @@ export const endpointHostRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['endpoint-hosts'],
-        summary:
-          "Stop allowing a host for the workspace's secret records (runs already submitted keep their endpoints); admins and owners",
+        summary: 'Remove an endpoint host',
+        description:
+          "Stop allowing a host for the workspace's secret records (runs already submitted keep their endpoints); admins and owners.",
         params: EndpointHostParams,
         response: { 200: DeleteEndpointHostResponse, ...STANDARD_ERROR_RESPONSES },
       },

@@ -12,6 +12,7 @@ import {
   EventCursor,
   isEventId,
   type RunStatusName,
+  STANDARD_ERROR_RESPONSES,
   type StreamEnd,
   type StreamProgress,
   type StreamRunEvent,
@@ -52,12 +53,21 @@ export function streamEvent(e: EventRow): StreamRunEvent {
 }
 
 export const StreamQuery = z.object({
-  /** start after this event id (default: the last `backlog` events) */
-  after: EventCursor.optional(),
-  /** how many past events to send first when `after` is not given (0..200, default 20) */
-  backlog: z.coerce.number().int().min(0).max(200).optional(),
-  /** poll period, ms (100..10000) */
-  interval_ms: z.coerce.number().int().min(100).max(10_000).optional(),
+  after: EventCursor.optional().describe('start after this event id (default: the last `backlog` events)'),
+  backlog: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(200)
+    .optional()
+    .describe('how many past events to send first when `after` is not given (0..200, default 20)'),
+  interval_ms: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(10_000)
+    .optional()
+    .describe('poll period, ms (100..10000)'),
 });
 
 /** Where a stream's events start: after Last-Event-ID, after `after`, or the last `backlog`. */
@@ -272,11 +282,18 @@ export const eventStreamRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['results'],
-        summary:
-          'Server-sent events of a run: `run-event`, `progress`, and `end` (final scores) when it is terminal',
+        summary: 'Follow a run (server-sent events)',
+        description:
+          'Server-sent events of a run: `run-event` (a lifecycle event), `progress` (counts of attempts), and `end` (final scores) once the run is terminal, then the stream closes. `after` resumes after an event id (the `Last-Event-ID` header does too).',
         params: RunNameParams,
         querystring: StreamQuery,
-        produces: ['text/event-stream'],
+        response: STANDARD_ERROR_RESPONSES,
+        otherResponses: {
+          200: [
+            'text/event-stream',
+            'Frames `run-event`, `progress` and `end`; the stream closes after `end`.',
+          ],
+        },
       },
     },
     async (request, reply) =>

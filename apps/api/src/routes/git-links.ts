@@ -34,7 +34,8 @@ export const gitLinkRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['git-links'],
-        summary: 'Git repositories linked to the workspace (the CLI uses it inside their clones)',
+        summary: 'List linked git repositories',
+        description: 'Git repositories linked to the workspace (the CLI uses it inside their clones).',
         querystring: PageQuery,
         response: { 200: ListGitLinksResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -48,7 +49,8 @@ export const gitLinkRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['git-links'],
-        summary: 'Link a git repository (its identity) to the workspace; admins and owners',
+        summary: 'Link a git repository',
+        description: 'Link a git repository (its identity) to the workspace; admins and owners.',
         body: SetGitLinkBody,
         response: { 200: SetGitLinkResponse, 201: SetGitLinkResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -71,7 +73,8 @@ export const gitLinkRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['git-links'],
-        summary: 'Unlink a git repository from the workspace; admins and owners',
+        summary: 'Unlink a git repository',
+        description: 'Unlink a git repository from the workspace; admins and owners.',
         querystring: GitLinkQuery,
         response: { 200: DeleteGitLinkResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -88,8 +91,9 @@ export const gitLinkRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['git-links'],
-        summary:
-          'The workspaces of the caller that link the repository named by the X-Osmosis-Git header (only those the token may reach)',
+        summary: 'Find workspaces by git repository',
+        description:
+          'The workspaces of the caller that link the repository named by the X-Osmosis-Git header (only those the token may reach).',
         response: { 200: GitLinkResolveResponse, ...STANDARD_ERROR_RESPONSES },
       },
     },

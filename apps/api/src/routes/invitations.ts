@@ -23,7 +23,8 @@ export const invitationRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['members'],
-        summary: "The workspace's open invitations (not yet accepted, cancelled or expired)",
+        summary: 'List open invitations',
+        description: "The workspace's open invitations (not yet accepted, cancelled or expired).",
         querystring: ListInvitationsQuery,
         response: { 200: ListInvitationsResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -37,7 +38,8 @@ export const invitationRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['members'],
-        summary: 'Cancel an open invitation: its code stops working',
+        summary: 'Cancel an invitation',
+        description: 'Cancel an open invitation: its code stops working.',
         params: InvitationParams,
         response: { 200: InvitationResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -58,8 +60,9 @@ export const invitationRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { allowViewer: true },
       schema: {
         tags: ['members'],
-        summary:
-          "Accept an invitation made for the caller's e-mail: the caller becomes a member of its workspace with its role (then `POST /v1/tokens` with `workspace` makes a token for it)",
+        summary: 'Accept an invitation',
+        description:
+          "Accept an invitation made for the caller's e-mail: the caller becomes a member of its workspace with its role (then `POST /v1/tokens` with `workspace` makes a token for it).",
         body: AcceptInvitationBody,
         response: { 200: AcceptInvitationResponse, ...STANDARD_ERROR_RESPONSES },
       },

@@ -15,8 +15,9 @@ export const leaderboardRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['results'],
-        summary: "A benchmark's leaderboard: one entry per (harness, model), ranked by pass@1",
-        params: z.object({ key: z.string().min(1) }),
+        summary: "Get a benchmark's leaderboard",
+        description: "A benchmark's leaderboard: one entry per (harness, model), ranked by pass@1.",
+        params: z.object({ key: z.string().min(1).describe("The benchmark's key, exact name or id") }),
         querystring: z.object({
           comparable: z
             .enum(['true', 'false', '1', '0'])

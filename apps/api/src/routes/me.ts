@@ -9,7 +9,9 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['auth'],
-        summary: 'The caller: user, workspace, role and the token in use',
+        summary: 'Who am I',
+        description:
+          "The caller: their user, the token's workspace and their role in it (bounded by the token's role), and the token in use.",
         response: { 200: MeResponse, ...STANDARD_ERROR_RESPONSES },
       },
     },

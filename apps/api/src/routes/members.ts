@@ -25,7 +25,8 @@ export const memberRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['members'],
-        summary: 'Members of the workspace and their roles',
+        summary: 'List members',
+        description: 'Members of the workspace, each with their role (owner, admin, member or viewer).',
         querystring: ListMembersQuery,
         response: { 200: ListMembersResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -39,8 +40,9 @@ export const memberRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['members'],
-        summary:
-          "Invite a user with a role: answers with an invitation, its code and its link (shown once; e-mailed to the invitee when SMTP is configured), alike whether or not the e-mail has an account; they become a member only by accepting: on the link's page (where a person without an account makes one for the invited e-mail) or with a token of their own (POST /v1/invitations/accept)",
+        summary: 'Invite a member',
+        description:
+          "Invite a user with a role: answers with an invitation, its code and its link (shown once; e-mailed to the invitee when SMTP is configured), alike whether or not the e-mail has an account; they become a member only by accepting: on the link's page (where a person without an account makes one for the invited e-mail) or with a token of their own (POST /v1/invitations/accept).",
         body: AddMemberBody,
         response: { 201: AddMemberResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -79,6 +81,8 @@ export const memberRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['members'],
         summary: "Change a member's role",
+        description:
+          "Change a member's role (admins and owners). The workspace always keeps an owner: the last owner cannot be demoted.",
         params: MemberParams,
         body: UpdateMemberBody,
         response: { 200: MemberResponse, ...STANDARD_ERROR_RESPONSES },
@@ -101,7 +105,8 @@ export const memberRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['members'],
-        summary: 'Remove a member from the workspace (their tokens for it are revoked)',
+        summary: 'Remove a member',
+        description: 'Remove a member from the workspace (their tokens for it are revoked).',
         params: MemberParams,
         response: { 200: MemberResponse, ...STANDARD_ERROR_RESPONSES },
       },

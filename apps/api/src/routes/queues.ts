@@ -19,8 +19,9 @@ export const queueRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireOperator(),
       schema: {
         tags: ['queues'],
-        summary:
-          "The deployment's job queues: jobs by state, the oldest waiting job's age, the latest failed jobs (the deployment's operators)",
+        summary: 'List job queues',
+        description:
+          "The deployment's job queues: jobs by state, the oldest waiting job's age, the latest failed jobs (the deployment's operators).",
         response: { 200: QueueList, ...STANDARD_ERROR_RESPONSES },
       },
     },

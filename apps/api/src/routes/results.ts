@@ -5,7 +5,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { loadRunResults, runOr404 } from '../services/run-results.ts';
 
-export const RunNameParams = z.object({ name: z.string().min(1) });
+export const RunNameParams = z.object({
+  name: z.string().min(1).describe("The run's name (unique in the workspace)"),
+});
 
 export const resultRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -13,8 +15,9 @@ export const resultRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['results'],
-        summary:
-          "A run's scores: totals, and per agent rank, pass@1 with its 95% interval, pass@k, usage per task",
+        summary: "Get a run's scores",
+        description:
+          "A run's scores: totals, and per agent rank, pass@1 with its 95% interval, pass@k, usage per task.",
         params: RunNameParams,
         response: { 200: RunResultsResponse, ...STANDARD_ERROR_RESPONSES },
       },

@@ -12,8 +12,9 @@ export const runCompareRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary:
-          'Paired comparison of two agents on the same tasks: difference of pass@1, 95% interval, p-value, wins/losses/ties, differing tasks',
+        summary: 'Compare two agents of a run',
+        description:
+          'Paired comparison of two agents on the same tasks: difference of pass@1, 95% interval, p-value, wins/losses/ties, differing tasks.',
         params: RunNameParams,
         querystring: RunCompareQuery,
         response: { 200: RunCompareResponse, ...STANDARD_ERROR_RESPONSES },

@@ -13,8 +13,9 @@ export const runRetryRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary:
-          'Retry the unscored (errored and cancelled) attempts of an ended run under the same run; ?dry_run=true previews counts per agent and the estimated cost',
+        summary: "Retry a run's unscored attempts",
+        description:
+          'Retry the unscored (errored and cancelled) attempts of an ended run under the same run; ?dry_run=true previews counts per agent and the estimated cost.',
         params: RunNameParams,
         querystring: RetryRunQuery,
         response: { 200: RetryRunResponse, ...STANDARD_ERROR_RESPONSES },

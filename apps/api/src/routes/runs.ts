@@ -31,7 +31,8 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary: "The workspace's runs, newest first, with progress and best pass@1",
+        summary: 'List runs',
+        description: "The workspace's runs, newest first, with progress and best pass@1.",
         querystring: RunListQuery,
         response: { 200: RunListResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -44,7 +45,8 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary: 'One run: status, settings, progress, scores and every attempt with its outcome',
+        summary: 'Get one run',
+        description: 'One run: status, settings, progress, scores and every attempt with its outcome.',
         params: RunNameParams,
         response: { 200: RunInfoResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -57,8 +59,9 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary:
-          "A run's lifecycle events: newest page first, oldest first within a page; next_cursor pages back",
+        summary: "List a run's events",
+        description:
+          "A run's lifecycle events: newest page first, oldest first within a page; next_cursor pages back.",
         params: RunNameParams,
         querystring: RunEventsQuery,
         response: { 200: RunEventsResponse, ...STANDARD_ERROR_RESPONSES },
@@ -75,7 +78,9 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary: 'Stop a pending, queued or running run: queued attempts are cancelled, running ones aborted',
+        summary: 'Stop a run',
+        description:
+          'Stop a pending, queued or running run: queued attempts are cancelled, running ones aborted.',
         params: RunNameParams,
         response: { 200: StopRunResponse, ...STANDARD_ERROR_RESPONSES },
       },

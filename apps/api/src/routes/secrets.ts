@@ -37,8 +37,9 @@ export const secretRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['secrets'],
-        summary:
-          'Secret records you can use: workspace records and your personal ones (names only, never values)',
+        summary: 'List secret records',
+        description:
+          'Secret records you can use: workspace records and your personal ones (names only, never values).',
         querystring: ListSecretsQuery,
         response: { 200: ListSecretsResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -51,7 +52,8 @@ export const secretRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['secrets'],
-        summary: 'Create or replace a secret record (personal by default). The value is never returned',
+        summary: 'Set a secret record',
+        description: 'Create or replace a secret record (personal by default). The value is never returned.',
         params: SecretParams,
         body: SetSecretBody,
         response: { 200: SetSecretResponse, 201: SetSecretResponse, ...STANDARD_ERROR_RESPONSES },
@@ -73,8 +75,9 @@ export const secretRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['secrets'],
-        summary:
-          'Delete a secret record (your personal one by default; workspace records: admins and owners)',
+        summary: 'Delete a secret record',
+        description:
+          'Delete a secret record (your personal one by default; workspace records: admins and owners).',
         params: SecretParams,
         querystring: DeleteSecretQuery,
         response: { 200: DeleteSecretResponse, ...STANDARD_ERROR_RESPONSES },

@@ -29,8 +29,9 @@ export const submitRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary:
-          'Validate a run config against the workspace (benchmark, tasks, harnesses, secrets) and show what would run; writes nothing',
+        summary: 'Preview a run',
+        description:
+          'Validate a run config against the workspace (benchmark, tasks, harnesses, secrets) and show what would run; writes nothing.',
         body: SubmitRunBody,
         response: {
           200: RunPreviewResponse,
@@ -50,8 +51,9 @@ export const submitRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary:
-          'Submit a run: the config is validated again, then the run, its agents and every attempt are created in one transaction and the run is queued',
+        summary: 'Submit a run',
+        description:
+          'Submit a run: the config is validated again, then the run, its agents and every attempt are created in one transaction and the run is queued.',
         body: SubmitRunBody,
         response: { 201: SubmitRunResponse, 422: STANDARD_ERROR_RESPONSES[400], ...STANDARD_ERROR_RESPONSES },
       },

@@ -25,7 +25,9 @@ export const tokenRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['tokens'],
-        summary: "The caller's API tokens (scope=workspace: every token of the workspace, admins and owners)",
+        summary: 'List API tokens',
+        description:
+          "The caller's API tokens (scope=workspace: every token of the workspace, admins and owners).",
         querystring: ListTokensQuery,
         response: { 200: ListTokensResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -49,8 +51,9 @@ export const tokenRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { allowViewer: true },
       schema: {
         tags: ['tokens'],
-        summary:
-          "Create an API token for the caller, in this workspace or (workspace) another of the caller's; it never outlives or outranks the token used, and the secret is shown only in this response",
+        summary: 'Create an API token',
+        description:
+          "Create an API token for the caller, in this workspace or (workspace) another of the caller's; it never outlives or outranks the token used, and the secret is shown only in this response.",
         body: CreateTokenBody,
         response: { 201: CreateTokenResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -98,8 +101,9 @@ export const tokenRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { allowViewer: true },
       schema: {
         tags: ['tokens'],
-        summary:
-          'Revoke a token (and every token made with it): your own, or (admins and owners) any token of the workspace',
+        summary: 'Revoke an API token',
+        description:
+          'Revoke a token (and every token made with it): your own, or (admins and owners) any token of the workspace.',
         params: TokenParams,
         response: { 200: RevokeTokenResponse, ...STANDARD_ERROR_RESPONSES },
       },

@@ -35,8 +35,9 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { allowViewer: true },
       schema: {
         tags: ['users'],
-        summary:
-          "Make a user account with a workspace of its own and a token for it, shown once (the deployment's operators)",
+        summary: 'Create a user account',
+        description:
+          "Make a user account with a workspace of its own and a token for it, shown once (the deployment's operators).",
         body: CreateUserBody,
         response: { 201: CreateUserResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -85,8 +86,9 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { allowViewer: true },
       schema: {
         tags: ['users'],
-        summary:
-          "Make a single-use link that sets an account's password, replacing its unused ones (the deployment's operators); e-mailed to the user when SMTP is configured",
+        summary: 'Create a password link',
+        description:
+          "Make a single-use link that sets an account's password, replacing its unused ones (the deployment's operators); e-mailed to the user when SMTP is configured.",
         body: CreatePasswordLinkBody,
         response: { 201: CreatePasswordLinkResponse, ...STANDARD_ERROR_RESPONSES },
       },

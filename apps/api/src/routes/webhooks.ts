@@ -34,7 +34,8 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['webhooks'],
-        summary: "The workspace's webhooks (never their secrets); admins and owners",
+        summary: 'List webhooks',
+        description: "The workspace's webhooks (never their secrets); admins and owners.",
         querystring: ListWebhooksQuery,
         response: { 200: ListWebhooksResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -48,8 +49,9 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['webhooks'],
-        summary:
-          'Register a webhook: run notifications POSTed to `url`, signed with HMAC-SHA256 of `secret` (write-only); admins and owners',
+        summary: 'Register a webhook',
+        description:
+          'Register a webhook: run notifications POSTed to `url`, signed with HMAC-SHA256 of `secret` (write-only); admins and owners.',
         body: CreateWebhookBody,
         response: { 201: CreateWebhookResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -85,8 +87,9 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['webhooks'],
-        summary:
-          'Delete a webhook and its delivery log (deliveries not yet made are dropped); admins and owners',
+        summary: 'Delete a webhook',
+        description:
+          'Delete a webhook and its delivery log (deliveries not yet made are dropped); admins and owners.',
         params: WebhookParams,
         response: { 200: DeleteWebhookResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -105,8 +108,9 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['webhooks'],
-        summary:
-          "A webhook's delivery log, newest first: status, tries, last HTTP status and error; admins and owners",
+        summary: "List a webhook's deliveries",
+        description:
+          "A webhook's delivery log, newest first: status, tries, last HTTP status and error; admins and owners.",
         params: WebhookParams,
         querystring: ListWebhookDeliveriesQuery,
         response: { 200: ListWebhookDeliveriesResponse, ...STANDARD_ERROR_RESPONSES },

@@ -15,8 +15,9 @@ export const workerRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireOperator(),
       schema: {
         tags: ['workers'],
-        summary:
-          "Worker processes: host, version, capacity, slots in use, engine state, last heartbeat; live, dead or stopped (the deployment's operators)",
+        summary: 'List workers',
+        description:
+          "Worker processes: host, version, capacity, slots in use, engine state, last heartbeat; live, dead or stopped (the deployment's operators).",
         response: { 200: WorkerList, ...STANDARD_ERROR_RESPONSES },
       },
     },

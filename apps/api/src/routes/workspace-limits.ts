@@ -17,8 +17,9 @@ export const workspaceLimitRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['workspaces'],
-        summary:
-          "The workspace's limit on attempts in flight across its runs: in force, its own setting, the operator's maximum, and how many are in flight now",
+        summary: "Get the workspace's limits",
+        description:
+          "The workspace's limit on attempts in flight across its runs: in force, its own setting, the operator's maximum, and how many are in flight now.",
         response: { 200: WorkspaceLimitsResponse, ...STANDARD_ERROR_RESPONSES },
       },
     },
@@ -37,8 +38,9 @@ export const workspaceLimitRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireRole('admin'),
       schema: {
         tags: ['workspaces'],
-        summary:
-          "Set the workspace's limit on attempts in flight across its runs (admins and owners): a positive whole number up to the operator's maximum, or null for the maximum",
+        summary: "Set the workspace's limits",
+        description:
+          "Set the workspace's limit on attempts in flight across its runs (admins and owners): a positive whole number up to the operator's maximum, or null for the maximum.",
         body: SetWorkspaceLimitsBody,
         response: { 200: WorkspaceLimitsResponse, ...STANDARD_ERROR_RESPONSES },
       },

@@ -23,7 +23,8 @@ export const workspaceRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['workspaces'],
-        summary: "The caller's workspaces, with the caller's role in each",
+        summary: 'List workspaces',
+        description: "The caller's workspaces, with the caller's role in each.",
         querystring: ListWorkspacesQuery,
         response: { 200: ListWorkspacesResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -44,7 +45,8 @@ export const workspaceRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['workspaces'],
-        summary: 'One workspace the caller is a member of',
+        summary: 'Get one workspace',
+        description: "One workspace the caller is a member of, with the caller's role in it; others are 404.",
         params: WorkspaceParams,
         response: { 200: GetWorkspaceResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -62,8 +64,9 @@ export const workspaceRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['workspaces'],
-        summary:
-          'Create a workspace owned by the caller (members and up; viewers read only); returns a token for it (shown once), bounded like a token the caller makes',
+        summary: 'Create a workspace',
+        description:
+          'Create a workspace owned by the caller (members and up; viewers read only); returns a token for it (shown once), bounded like a token the caller makes.',
         body: CreateWorkspaceBody,
         response: { 201: CreateWorkspaceResponse, ...STANDARD_ERROR_RESPONSES },
       },

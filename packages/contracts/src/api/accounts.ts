@@ -20,16 +20,20 @@ export const Password = z
 
 // ---- password links (operators) ---------------------------------------------------------------
 
-export const CreatePasswordLinkBody = z.object({ email: EmailAddress }).strict();
+export const CreatePasswordLinkBody = z
+  .object({ email: EmailAddress.describe("The account's e-mail") })
+  .strict();
 export type CreatePasswordLinkBody = z.infer<typeof CreatePasswordLinkBody>;
 
 /** A single-use link that sets the account's password; `emailed`: sent to the user too (SMTP). */
 export const CreatePasswordLinkResponse = dataOf(
   z.object({
-    user: z.object({ id: Uuid, email: z.string() }),
-    link: z.string(),
-    expires_at: Timestamp,
-    emailed: z.boolean(),
+    user: z
+      .object({ id: Uuid.describe('Its user id'), email: z.string().describe('Its e-mail') })
+      .describe('The account'),
+    link: z.string().describe('The single-use link that sets the password: hand it over privately'),
+    expires_at: Timestamp.describe('When the link stops working'),
+    emailed: z.boolean().describe('Whether the link was e-mailed to the user (SMTP configured)'),
   }),
 );
 export type CreatePasswordLinkResponse = z.infer<typeof CreatePasswordLinkResponse>;
@@ -45,35 +49,57 @@ export const DEVICE_TOKEN_LIFETIME_DAYS = 90;
 /** Upstream sends `deviceName` (the host name); `workspace` is this CLI's `--workspace`. */
 export const DeviceAuthorizeBody = z
   .object({
-    deviceName: z.string().max(1000).optional(),
-    device_name: z.string().max(1000).optional(),
-    workspace: z.string().max(200).optional(),
+    deviceName: z
+      .string()
+      .max(1000)
+      .optional()
+      .describe("The device's name (the host name), shown when approving"),
+    device_name: z.string().max(1000).optional().describe('The same as deviceName'),
+    workspace: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('A workspace name to suggest on the approval page; the approver chooses'),
   })
   .loose();
 export type DeviceAuthorizeBody = z.infer<typeof DeviceAuthorizeBody>;
 
 export const DeviceAuthorizeResponse = z.object({
-  device_code: z.string(),
-  user_code: z.string(),
-  verification_uri: z.string(),
-  verification_uri_complete: z.string(),
-  expires_in: z.number().int(),
-  interval: z.number().int(),
+  device_code: z.string().describe('Secret code the CLI polls with'),
+  user_code: z.string().describe('Short code the person confirms in the browser'),
+  verification_uri: z.string().describe('Page where the person enters user_code'),
+  verification_uri_complete: z.string().describe('That page with user_code filled in'),
+  expires_in: z.number().int().describe('Seconds until the codes expire'),
+  interval: z.number().int().describe('Least seconds between two polls'),
 });
 export type DeviceAuthorizeResponse = z.infer<typeof DeviceAuthorizeResponse>;
 
-export const DeviceTokenBody = z.object({ device_code: z.string().max(500) }).loose();
+export const DeviceTokenBody = z
+  .object({ device_code: z.string().max(500).describe('The device_code of the authorize answer') })
+  .loose();
 export type DeviceTokenBody = z.infer<typeof DeviceTokenBody>;
 
 /** Upstream reads token, token_id, expires_at and user {id, email, name}; the rest is this platform's. */
 export const DeviceTokenResponse = z.object({
-  token: z.string(),
-  token_type: z.literal('Bearer'),
-  token_id: Uuid,
-  token_name: z.string(),
-  expires_at: Timestamp.nullable(),
-  user: z.object({ id: Uuid, email: z.string(), name: z.string().nullable() }),
-  workspace: z.object({ id: Uuid, name: z.string(), role: MemberRole }),
+  token: z.string().describe('The new API token (osm_…), shown only here'),
+  token_type: z.literal('Bearer').describe('Always Bearer'),
+  token_id: Uuid.describe("The token's id"),
+  token_name: z.string().describe("The token's name"),
+  expires_at: Timestamp.nullable().describe('When the token expires (at most 90 days from now); null: never'),
+  user: z
+    .object({
+      id: Uuid.describe("The user's id"),
+      email: z.string().describe("The user's e-mail"),
+      name: z.string().nullable().describe("The user's display name; null when not set"),
+    })
+    .describe('The user who approved'),
+  workspace: z
+    .object({
+      id: Uuid.describe('Its id'),
+      name: z.string().describe('Its name'),
+      role: MemberRole.describe("The user's role in it"),
+    })
+    .describe('The workspace the token is for'),
 });
 export type DeviceTokenResponse = z.infer<typeof DeviceTokenResponse>;
 
@@ -89,7 +115,11 @@ export const DeviceTokenErrorCode = z.enum([
 export type DeviceTokenErrorCode = z.infer<typeof DeviceTokenErrorCode>;
 
 export const DeviceErrorBody = z.object({
-  error: z.string(),
-  error_description: z.string().optional(),
+  error: z
+    .string()
+    .describe(
+      'authorization_pending, slow_down, expired_token, access_denied, invalid_grant or invalid_request (RFC 8628)',
+    ),
+  error_description: z.string().optional().describe('The error for people'),
 });
 export type DeviceErrorBody = z.infer<typeof DeviceErrorBody>;

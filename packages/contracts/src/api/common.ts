@@ -30,16 +30,21 @@ export const EmailAddress = z.email({ pattern: z.regexes.html5Email }).max(254);
 
 /** `{data}`: one object. */
 export function dataOf<T extends z.ZodType>(schema: T) {
-  return z.object({ data: schema });
+  return z.object({ data: schema.describe('The object asked for') });
 }
 
 /** `{items, total_count, has_more, next_offset}`: one page of a list. */
 export function listOf<T extends z.ZodType>(item: T) {
   return z.object({
-    items: z.array(item),
-    total_count: z.number().int().min(0),
-    has_more: z.boolean(),
-    next_offset: z.number().int().min(0).nullable(),
+    items: z.array(item).describe('This page of the list'),
+    total_count: z.number().int().min(0).describe('How many there are in all pages'),
+    has_more: z.boolean().describe('Whether a page follows this one'),
+    next_offset: z
+      .number()
+      .int()
+      .min(0)
+      .nullable()
+      .describe('The `offset` of the next page; null on the last page'),
   });
 }
 export type ListEnvelope<T> = {
@@ -52,8 +57,19 @@ export type ListEnvelope<T> = {
 export const MAX_PAGE_SIZE = 200;
 /** `?limit=&offset=` of every list route. */
 export const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(50)
+    .describe(`How many items per page (1 to ${MAX_PAGE_SIZE})`),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('How many items to skip: `next_offset` of the previous page'),
 });
 export type PageQuery = z.infer<typeof PageQuery>;
 
@@ -66,7 +82,11 @@ export const QueryFlag = z
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 /** `?force=true`: confirm a destructive action that would also delete dependent rows. */
-export const ForceQuery = z.object({ force: QueryFlag.optional().default(false) });
+export const ForceQuery = z.object({
+  force: QueryFlag.optional()
+    .default(false)
+    .describe('true (also 1, yes) to confirm deleting the dependent rows too; default false'),
+});
 export type ForceQuery = z.infer<typeof ForceQuery>;
 
 /**
@@ -111,10 +131,6 @@ export const EventCursor = z.string().refine(isEventId, {
   error: 'a cursor is the next_cursor of a previous page (digits, at most 9223372036854775807)',
 });
 
-/** `/:id` path parameter. Ids are not format-checked here: an unknown or malformed id is a 404. */
-export const IdParams = z.object({ id: z.string().min(1) });
-export type IdParams = z.infer<typeof IdParams>;
-
 /** `details` of a VALIDATION_ERROR: one entry per offending field (`body.email`, `query.limit`). */
 export const ValidationErrorDetails = z.object({ issues: z.array(FieldIssue) });
 export type ValidationErrorDetails = z.infer<typeof ValidationErrorDetails>;
@@ -131,14 +147,27 @@ export const STANDARD_ERROR_RESPONSES = {
   500: ErrorBody,
 } as const;
 
-export const HealthResponse = z.object({ status: z.literal('ok') });
+export const HealthResponse = z.object({
+  status: z.literal('ok').describe('Always ok: the process answers'),
+});
 export type HealthResponse = z.infer<typeof HealthResponse>;
 
-export const DependencyState = z.object({ ok: z.boolean(), error: z.string().optional() });
+export const DependencyState = z.object({
+  ok: z.boolean().describe('Whether it answered within the readiness timeout'),
+  error: z.string().optional().describe('Why not, when not: the first line of the error, URLs masked'),
+});
 export const ReadyResponse = z.object({
-  status: z.enum(['ready', 'unavailable']),
-  checks: z.object({ postgres: DependencyState, redis: DependencyState }),
-  /** the workers, reported apart: none alive does not make the API unready */
-  workers: WorkersSummary.optional(),
+  status: z
+    .enum(['ready', 'unavailable'])
+    .describe('ready: Postgres and Redis answer (HTTP 200); else unavailable (503)'),
+  checks: z
+    .object({
+      postgres: DependencyState.describe('The database'),
+      redis: DependencyState.describe('The queue store'),
+    })
+    .describe('Each dependency of the API'),
+  workers: WorkersSummary.optional().describe(
+    'the workers, reported apart: none alive does not make the API unready',
+  ),
 });
 export type ReadyResponse = z.infer<typeof ReadyResponse>;

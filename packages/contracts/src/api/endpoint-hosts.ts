@@ -16,7 +16,9 @@ export const EndpointHostString = z
     if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
   });
 
-export const EndpointHostParams = z.object({ host: EndpointHostString });
+export const EndpointHostParams = z.object({
+  host: EndpointHostString.describe('`host`, `*.host` (its sub-domains) or `host:port`'),
+});
 export type EndpointHostParams = z.infer<typeof EndpointHostParams>;
 
 export const ListEndpointHostsQuery = PageQuery;
@@ -24,20 +26,31 @@ export const ListEndpointHostsQuery = PageQuery;
 export const EndpointHostSource = z.enum(['built_in', 'workspace']);
 
 export const EndpointHost = z.object({
-  /** canonical entry: lower case, punycode, `*.` for sub-domains, `:port` for one port */
-  host: z.string(),
-  /** `built_in`: a known model provider's host (https only); `workspace`: added by an admin */
-  source: EndpointHostSource,
-  added_by: SecretUser.nullable(),
-  created_at: Timestamp.nullable(),
+  host: z
+    .string()
+    .describe('canonical entry: lower case, punycode, `*.` for sub-domains, `:port` for one port'),
+  source: EndpointHostSource.describe(
+    "`built_in`: a known model provider's host (https only); `workspace`: added by an admin",
+  ),
+  added_by: SecretUser.nullable().describe(
+    'The admin who added it; null for built-in hosts or a gone account',
+  ),
+  created_at: Timestamp.nullable().describe('When it was added; null for built-in hosts'),
 });
 export type EndpointHost = z.infer<typeof EndpointHost>;
 
 export const ListEndpointHostsResponse = listOf(EndpointHost);
 export type ListEndpointHostsResponse = z.infer<typeof ListEndpointHostsResponse>;
 
-export const SetEndpointHostResponse = dataOf(EndpointHost.extend({ created: z.boolean() }));
+export const SetEndpointHostResponse = dataOf(
+  EndpointHost.extend({ created: z.boolean().describe('True when newly added, false when already allowed') }),
+);
 export type SetEndpointHostResponse = z.infer<typeof SetEndpointHostResponse>;
 
-export const DeleteEndpointHostResponse = dataOf(z.object({ host: z.string(), deleted: z.literal(true) }));
+export const DeleteEndpointHostResponse = dataOf(
+  z.object({
+    host: z.string().describe('The entry removed'),
+    deleted: z.literal(true).describe('Always true'),
+  }),
+);
 export type DeleteEndpointHostResponse = z.infer<typeof DeleteEndpointHostResponse>;

@@ -27,11 +27,15 @@ export const GitIdentity = z
 export type GitIdentity = z.infer<typeof GitIdentity>;
 
 export const GitLink = z.object({
-  identity: z.string(),
-  /** origin's URL as the linking CLI saw it, without credentials (display only) */
-  remote_url: z.string().nullable(),
-  added_by: UserSummary.nullable(),
-  created_at: Timestamp,
+  identity: z
+    .string()
+    .describe("The repository's identity: owner/repo for github.com, host/path for other hosts"),
+  remote_url: z
+    .string()
+    .nullable()
+    .describe("origin's URL as the linking CLI saw it, without credentials (display only)"),
+  added_by: UserSummary.nullable().describe('Who linked it; null when that account is gone'),
+  created_at: Timestamp.describe('When it was linked'),
 });
 export type GitLink = z.infer<typeof GitLink>;
 
@@ -40,19 +44,28 @@ export type ListGitLinksResponse = z.infer<typeof ListGitLinksResponse>;
 
 /** PUT /v1/workspace/git-links (admins and owners). */
 export const SetGitLinkBody = z.strictObject({
-  identity: GitIdentity,
-  remote_url: z.string().max(2048).optional(),
+  identity: GitIdentity.describe(
+    "The repository's identity: owner/repo for github.com, host/path for other hosts (lower case)",
+  ),
+  remote_url: z.string().max(2048).optional().describe("origin's URL, for display; credentials are removed"),
 });
 export type SetGitLinkBody = z.infer<typeof SetGitLinkBody>;
 
-export const SetGitLinkResponse = dataOf(GitLink.extend({ created: z.boolean() }));
+export const SetGitLinkResponse = dataOf(
+  GitLink.extend({ created: z.boolean().describe('True when newly linked, false when it already was') }),
+);
 export type SetGitLinkResponse = z.infer<typeof SetGitLinkResponse>;
 
 /** DELETE /v1/workspace/git-links?identity= (admins and owners). */
-export const GitLinkQuery = z.object({ identity: GitIdentity });
+export const GitLinkQuery = z.object({ identity: GitIdentity.describe('The repository identity to unlink') });
 export type GitLinkQuery = z.infer<typeof GitLinkQuery>;
 
-export const DeleteGitLinkResponse = dataOf(z.object({ identity: z.string(), deleted: z.literal(true) }));
+export const DeleteGitLinkResponse = dataOf(
+  z.object({
+    identity: z.string().describe('The identity unlinked'),
+    deleted: z.literal(true).describe('Always true'),
+  }),
+);
 export type DeleteGitLinkResponse = z.infer<typeof DeleteGitLinkResponse>;
 
 /**
@@ -62,8 +75,15 @@ export type DeleteGitLinkResponse = z.infer<typeof DeleteGitLinkResponse>;
  */
 export const GitLinkResolveResponse = dataOf(
   z.object({
-    identity: z.string(),
-    workspaces: z.array(z.object({ id: z.string(), name: z.string() })),
+    identity: z.string().describe('The identity from the X-Osmosis-Git header'),
+    workspaces: z
+      .array(
+        z.object({
+          id: z.string().describe("The workspace's id"),
+          name: z.string().describe("The workspace's name"),
+        }),
+      )
+      .describe("The caller's workspaces that link it (empty when none)"),
   }),
 );
 export type GitLinkResolveResponse = z.infer<typeof GitLinkResolveResponse>;

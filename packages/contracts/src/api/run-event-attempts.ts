@@ -3,14 +3,34 @@
 import { z } from 'zod';
 
 export const RunEventAttemptFields = z.object({
-  /** the task of the event's attempt */
-  task_name: z.string().nullable().optional(),
-  /** the agent (index as in runs info, and `model (harness)`) */
-  agent_index: z.number().int().nonnegative().nullable().optional(),
-  agent_label: z.string().nullable().optional(),
-  /** which of attempts_per_task tries of the task (0-based, as `index` in runs info) */
-  attempt_index: z.number().int().nonnegative().nullable().optional(),
-  /** the execution the event belongs to (1 = first; retries count up); null before the first start */
-  try: z.number().int().positive().nullable().optional(),
+  task_name: z.string().nullable().optional().describe("the task of the event's attempt"),
+  agent_index: z
+    .number()
+    .int()
+    .nonnegative()
+    .nullable()
+    .optional()
+    .describe('the agent (index as in runs info, and `model (harness)`)'),
+  agent_label: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('The agent as `model (harness)`; null on run events'),
+  attempt_index: z
+    .number()
+    .int()
+    .nonnegative()
+    .nullable()
+    .optional()
+    .describe('which of attempts_per_task tries of the task (0-based, as `index` in runs info)'),
+  try: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .optional()
+    .describe(
+      'the execution the event belongs to (1 = first; retries count up); null before the first start',
+    ),
 });
 export type RunEventAttemptFields = z.infer<typeof RunEventAttemptFields>;

@@ -60,23 +60,24 @@ export const WebhookUrl = z
   });
 
 export const CreateWebhookBody = z.strictObject({
-  url: WebhookUrl,
+  url: WebhookUrl.describe('Where deliveries are POSTed: an http(s) URL without credentials or #fragment'),
   events: z
     .array(WebhookEvent)
     .min(1, 'name at least one event')
     .max(WEBHOOK_EVENTS.length)
     .refine((events) => new Set(events).size === events.length, 'an event is listed twice')
-    .default([...RUN_WEBHOOK_EVENTS]),
-  /** the HMAC-SHA256 key; write-only: encrypted at rest, never returned or logged */
+    .default([...RUN_WEBHOOK_EVENTS])
+    .describe('Events to deliver; default: every run event'),
   secret: z
     .string()
     .min(MIN_WEBHOOK_SECRET_LENGTH, `the secret needs at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`)
-    .max(MAX_WEBHOOK_SECRET_LENGTH, `the secret has at most ${MAX_WEBHOOK_SECRET_LENGTH} characters`),
-  description: z.string().max(200).optional(),
+    .max(MAX_WEBHOOK_SECRET_LENGTH, `the secret has at most ${MAX_WEBHOOK_SECRET_LENGTH} characters`)
+    .describe('the HMAC-SHA256 key; write-only: encrypted at rest, never returned or logged'),
+  description: z.string().max(200).optional().describe('A note for people (at most 200 characters)'),
 });
 export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
 
-export const WebhookParams = z.object({ id: z.string().max(64) });
+export const WebhookParams = z.object({ id: z.string().max(64).describe("The webhook's id") });
 export type WebhookParams = z.infer<typeof WebhookParams>;
 
 export const ListWebhooksQuery = PageQuery;
@@ -87,16 +88,20 @@ export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatus>;
 
 /** A webhook as admins see it: never its secret. */
 export const WebhookInfo = z.object({
-  id: z.string(),
-  url: z.string(),
-  events: z.array(WebhookEvent),
-  description: z.string().nullable(),
-  created_by: SecretUser.nullable(),
-  created_at: Timestamp,
-  /** the most recent delivery, if any */
+  id: z.string().describe("The webhook's id"),
+  url: z.string().describe('Where deliveries are POSTed'),
+  events: z.array(WebhookEvent).describe('Events delivered'),
+  description: z.string().nullable().describe('A note for people; null when none'),
+  created_by: SecretUser.nullable().describe('The admin who registered it; null when that account is gone'),
+  created_at: Timestamp.describe('When it was registered'),
   last_delivery: z
-    .object({ status: WebhookDeliveryStatus, event: WebhookEvent, created_at: Timestamp })
-    .nullable(),
+    .object({
+      status: WebhookDeliveryStatus.describe('How that delivery stands'),
+      event: WebhookEvent.describe('Its event'),
+      created_at: Timestamp.describe('When the event happened'),
+    })
+    .nullable()
+    .describe('the most recent delivery, if any'),
 });
 export type WebhookInfo = z.infer<typeof WebhookInfo>;
 
@@ -104,25 +109,35 @@ export const ListWebhooksResponse = listOf(WebhookInfo);
 export type ListWebhooksResponse = z.infer<typeof ListWebhooksResponse>;
 export const CreateWebhookResponse = dataOf(WebhookInfo);
 export type CreateWebhookResponse = z.infer<typeof CreateWebhookResponse>;
-export const DeleteWebhookResponse = dataOf(z.object({ id: z.string(), deleted: z.literal(true) }));
+export const DeleteWebhookResponse = dataOf(
+  z.object({
+    id: z.string().describe('The webhook deleted'),
+    deleted: z.literal(true).describe('Always true'),
+  }),
+);
 export type DeleteWebhookResponse = z.infer<typeof DeleteWebhookResponse>;
 
 /** One event's delivery to one webhook: its tries so far and how the last one went. */
 export const WebhookDelivery = z.object({
-  id: z.string(),
-  webhook_id: z.string(),
-  event: WebhookEvent,
-  run_id: z.string().nullable(),
-  run_name: z.string().nullable(),
-  status: WebhookDeliveryStatus,
-  /** tries made so far */
-  attempts: z.number().int().min(0),
-  max_attempts: z.number().int().min(1),
-  last_status_code: z.number().int().nullable(),
-  last_error: z.string().nullable(),
-  next_attempt_at: Timestamp.nullable(),
-  delivered_at: Timestamp.nullable(),
-  created_at: Timestamp,
+  id: z.string().describe("The delivery's id (the x-osmosis-delivery header; the same on every retry)"),
+  webhook_id: z.string().describe('The webhook delivered to'),
+  event: WebhookEvent.describe('The event delivered'),
+  run_id: z.string().nullable().describe('The run it is about; null when about none'),
+  run_name: z.string().nullable().describe("That run's name; null when about none"),
+  status: WebhookDeliveryStatus.describe(
+    'pending, delivering, retrying, succeeded or failed (no tries left)',
+  ),
+  attempts: z.number().int().min(0).describe('tries made so far'),
+  max_attempts: z.number().int().min(1).describe('Tries it gets before it fails'),
+  last_status_code: z
+    .number()
+    .int()
+    .nullable()
+    .describe('HTTP status of the last try; null when no answer came'),
+  last_error: z.string().nullable().describe('Why the last try failed; null when it did not'),
+  next_attempt_at: Timestamp.nullable().describe('When the next try is due; null when none is'),
+  delivered_at: Timestamp.nullable().describe('When a try succeeded; null until then'),
+  created_at: Timestamp.describe('When the event happened'),
 });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
@@ -131,8 +146,11 @@ export type ListWebhookDeliveriesResponse = z.infer<typeof ListWebhookDeliveries
 
 /** The JSON body POSTed to a receiver. */
 export const WebhookPayload = z.object({
-  /** the delivery id (also the `x-osmosis-delivery` header): the same on every retry, for de-duplication */
-  id: z.string(),
+  id: z
+    .string()
+    .describe(
+      'the delivery id (also the `x-osmosis-delivery` header): the same on every retry, for de-duplication',
+    ),
   event: WebhookEvent,
   created_at: Timestamp,
   workspace: z.string(),

@@ -12,14 +12,23 @@ import { dataOf } from './common.ts';
 export const MAX_WORKSPACE_CONCURRENT_ATTEMPTS = 1_000_000;
 
 export const WorkspaceLimits = z.object({
-  /** the limit in force: the workspace's setting, or the operator's maximum when it has none */
-  max_concurrent_attempts: z.number().int(),
-  /** what the workspace's admins set; null: none (the operator's maximum applies) */
-  workspace_max_concurrent_attempts: z.number().int().nullable(),
-  /** OSMOSIS_WORKSPACE_MAX_CONCURRENT_ATTEMPTS: the most the admins may set */
-  operator_max_concurrent_attempts: z.number().int(),
-  /** attempts of the workspace's runs running or handed to a worker now */
-  attempts_in_flight: z.number().int(),
+  max_concurrent_attempts: z
+    .number()
+    .int()
+    .describe("the limit in force: the workspace's setting, or the operator's maximum when it has none"),
+  workspace_max_concurrent_attempts: z
+    .number()
+    .int()
+    .nullable()
+    .describe("what the workspace's admins set; null: none (the operator's maximum applies)"),
+  operator_max_concurrent_attempts: z
+    .number()
+    .int()
+    .describe('OSMOSIS_WORKSPACE_MAX_CONCURRENT_ATTEMPTS: the most the admins may set'),
+  attempts_in_flight: z
+    .number()
+    .int()
+    .describe("attempts of the workspace's runs running or handed to a worker now"),
 });
 export type WorkspaceLimits = z.infer<typeof WorkspaceLimits>;
 export const WorkspaceLimitsResponse = dataOf(WorkspaceLimits);
@@ -31,7 +40,10 @@ export const SetWorkspaceLimitsBody = z.strictObject({
     .int('must be a whole number')
     .min(1, 'must be at least 1 (null resets it to the operator’s maximum)')
     .max(MAX_WORKSPACE_CONCURRENT_ATTEMPTS, `must be at most ${MAX_WORKSPACE_CONCURRENT_ATTEMPTS}`)
-    .nullable(),
+    .nullable()
+    .describe(
+      "Attempts in flight at once across the workspace's runs (a whole number from 1 up to the operator's maximum), or null for the operator's maximum",
+    ),
 });
 export type SetWorkspaceLimitsBody = z.infer<typeof SetWorkspaceLimitsBody>;
 

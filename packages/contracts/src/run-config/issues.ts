@@ -62,14 +62,13 @@ export const ConfigIssueCode = z.enum([
 export type ConfigIssueCode = z.infer<typeof ConfigIssueCode>;
 
 export const ConfigIssue = z.object({
-  code: ConfigIssueCode,
-  /** `execution.max_retries`, `agents[0].model.api_key_secret`, `env.HF_TOKEN`; '' for the file */
-  path: z.string(),
-  /** what is wrong and how to fix it; names the table, the key and the agent */
-  message: z.string(),
-  /** 1-based position in the file when it could be located */
-  line: z.number().int().optional(),
-  column: z.number().int().optional(),
+  code: ConfigIssueCode.describe('Stable code of the problem (e.g. UNKNOWN_KEY, UNKNOWN_TASK_SET)'),
+  path: z
+    .string()
+    .describe("`execution.max_retries`, `agents[0].model.api_key_secret`, `env.HF_TOKEN`; '' for the file"),
+  message: z.string().describe('what is wrong and how to fix it; names the table, the key and the agent'),
+  line: z.number().int().optional().describe('1-based position in the file when it could be located'),
+  column: z.number().int().optional().describe('1-based column when it could be located'),
 });
 export type ConfigIssue = z.infer<typeof ConfigIssue>;
 
