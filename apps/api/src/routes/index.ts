@@ -16,6 +16,7 @@ import { queueRoutes } from './queues.ts';
 import { resultRoutes } from './results.ts';
 import { runRoutes } from './runs.ts';
 import { runCompareRoutes } from './runs-compare.ts';
+import { runImportRoutes } from './runs-import.ts';
 import { runRetryRoutes } from './runs-retry.ts';
 import { secretRoutes } from './secrets.ts';
 import { submitRoutes } from './submit.ts';
@@ -50,5 +51,6 @@ export const routes: FastifyPluginAsyncZod[] = [
   workspaceLimitRoutes,
   invitationRoutes,
   userRoutes,
+  runImportRoutes,
   // append route modules above this line, one per line
 ];

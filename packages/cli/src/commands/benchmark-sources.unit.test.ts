@@ -172,6 +172,7 @@ describe('benchmark info', () => {
       attempts_per_task: 1,
       task_set: 'full',
       tasks_scored: 3,
+      imported: false,
     });
     const detail: BenchmarkDetail = {
       ...base,

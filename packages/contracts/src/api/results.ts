@@ -213,6 +213,8 @@ export const LeaderboardEntry = z.object({
   task_set: z.string(),
   tasks_scored: z.number().int().nonnegative(),
   comparability: Comparability.nullable().optional(),
+  /** the entry's run was imported from a Harbor job directory (ranked apart, when asked for) */
+  imported: z.boolean().default(false),
 });
 export type LeaderboardEntry = z.infer<typeof LeaderboardEntry>;
 
@@ -239,6 +241,11 @@ export const Leaderboard = z.object({
     z.enum(['rank', 'agent', 'pass_at_1', 'pass_at_k', 'cost_per_task', 'time_per_task', 'tokens_per_task']),
   ),
   entries: z.array(LeaderboardEntry),
+  /**
+   * with `include_imported`: entries of imported runs, ranked among themselves, never among the
+   * runs made here; empty otherwise
+   */
+  imported_entries: z.array(LeaderboardEntry).default([]),
   /** a run whose errored share (errored / scored attempts) is over this is listed, not ranked */
   max_errored_share: z.number(),
   /**

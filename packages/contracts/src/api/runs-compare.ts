@@ -60,6 +60,8 @@ export const CompareSide = z.object({
   model: z.string(),
   /** `model (harness)` */
   label: z.string(),
+  /** the side's run was imported from a Harbor job directory, not run here */
+  imported: z.boolean().default(false),
 });
 export type CompareSide = z.infer<typeof CompareSide>;
 

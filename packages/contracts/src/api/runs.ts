@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { AttemptImage, AttemptSteps } from '../attempt-result.ts';
 import { RunStatusName } from '../run-statuses.ts';
+import { RunImportInfo } from './runs-import.ts';
 import { EventCursor, listOf, MAX_PAGE_SIZE, PageQuery, Timestamp } from './common.ts';
 import { ProgressSnapshot, RunResults, StreamRunEvent } from './results.ts';
 import { RunEventAttemptFields } from './run-event-attempts.ts';
@@ -42,6 +43,8 @@ export const RunSummary = z.object({
   creator_name: z.string().nullable(),
   /** (upstream's `creator_email`) */
   creator_email: z.string().nullable(),
+  /** read from a Harbor job directory (`runs import`), not run on the platform */
+  imported: z.boolean().default(false),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -128,6 +131,8 @@ export const RunInfo = RunSummary.extend({
   error_message: z.string().nullable(),
   /** `[execution] max_cost_usd`; null: no budget */
   max_cost_usd: z.number().nullable().optional(),
+  /** where an imported run came from and what did not match; null for runs made here */
+  import_info: RunImportInfo.nullable().optional(),
   /** why a stopped run stopped: "budget reached", or "stopped by EMAIL"; null unless stopped */
   stop_reason: z.string().nullable().optional(),
   agents: z.array(RunAgentInfo),
