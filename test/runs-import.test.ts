@@ -180,7 +180,8 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
     writeHarborJob(dir, [
       ...SAMPLE_TASKS.map((task, i) => ({ task, reward: rewards[i]!, costUsd: 0.01 * (i + 1) })),
       { task: 'not-in-sample', reward: 1 },
-      { task: SAMPLE_TASKS[1]!, reward: null, exception: 'AgentTimeoutError', trialName: 'late__x', startedAt: '2026-11-02T12:00:00Z' },
+      // Harbor verifies a trial whose agent timed out
+      { task: SAMPLE_TASKS[1]!, reward: 0, exception: 'AgentTimeoutError', trialName: 'late__x', startedAt: '2026-11-02T12:00:00Z' },
     ]);
     const res = await upload(await pack(dir), { name: `harbor-${randomUUID().slice(0, 6)}` });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -207,7 +208,22 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
       expect(first.agent_ms).toBe(42_000);
     }
     const late = info.attempts.find((a: Loose) => a.task_name === SAMPLE_TASKS[1] && a.index === 1);
-    expect(late).toMatchObject({ outcome: 'errored', error_class: 'AgentTimeoutError' });
+    expect(late).toMatchObject({ outcome: 'failed', reward: 0, agent_timed_out: true });
+  });
+
+  it('imports a trial that raised before its verifier as errored, with Harbor’s exception', async () => {
+    const dir = jobDir();
+    writeHarborJob(dir, [{ task: SAMPLE_TASKS[2]!, reward: null, exception: 'EnvironmentStartTimeoutError', agent: 'oracle', model: null }]);
+    const res = await upload(await pack(dir));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const info = (await api.request('GET', `/v1/runs/${res.body.data.run_name}`, { token: owner.token })).body.data;
+    expect(info.agents[0]).toMatchObject({ harness: 'oracle', model: 'none' });
+    expect(info.attempts[0]).toMatchObject({
+      outcome: 'errored',
+      reward: null,
+      error_class: 'EnvironmentStartTimeoutError',
+      error_message: expect.stringContaining('EnvironmentStartTimeoutError raised'),
+    });
   });
 
   it('keeps logs and the trajectory as the attempt’s artifacts', async () => {
@@ -217,7 +233,9 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
     for (const p of ['agent/trajectory.json', 'agent/terminus-2.txt', 'verifier/reward.txt', 'result.json', 'trial.log'])
       expect(paths.has(p), p).toBe(true);
     const attempt = await api.db.attempt.findFirstOrThrow({ where: { runId: run.id, index: 0 } });
-    const detail = await api.request('GET', `/v1/attempts/${attempt.id}`, { token: owner.token });
+    const detail = await api.request('GET', `/v1/runs/${imported.run_name}/attempts/${attempt.id}`, {
+      token: owner.token,
+    });
     expect(detail.status).toBe(200);
     expect(detail.body.data.trajectory).not.toBeNull();
   });
