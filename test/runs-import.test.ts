@@ -47,7 +47,14 @@ async function seedSample(workspaceId: string, key = 'sample'): Promise<string> 
   });
   for (const name of SAMPLE_TASKS)
     await api.db.task.create({
-      data: { benchmarkId: b.id, name, digest: `sha256:${name}`, envDigest: 'e', config: {}, instruction: 'do it' },
+      data: {
+        benchmarkId: b.id,
+        name,
+        digest: `sha256:${name}`,
+        envDigest: 'e',
+        config: {},
+        instruction: 'do it',
+      },
     });
   return b.id;
 }
@@ -181,7 +188,13 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
       ...SAMPLE_TASKS.map((task, i) => ({ task, reward: rewards[i]!, costUsd: 0.01 * (i + 1) })),
       { task: 'not-in-sample', reward: 1 },
       // Harbor verifies a trial whose agent timed out
-      { task: SAMPLE_TASKS[1]!, reward: 0, exception: 'AgentTimeoutError', trialName: 'late__x', startedAt: '2026-11-02T12:00:00Z' },
+      {
+        task: SAMPLE_TASKS[1]!,
+        reward: 0,
+        exception: 'AgentTimeoutError',
+        trialName: 'late__x',
+        startedAt: '2026-11-02T12:00:00Z',
+      },
     ]);
     const res = await upload(await pack(dir), { name: `harbor-${randomUUID().slice(0, 6)}` });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -192,10 +205,14 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
     expect(imported.benchmark_key).toBe('sample');
     expect(imported.imported_attempts).toBe(SAMPLE_TASKS.length + 1);
     expect(imported.mismatches).toEqual([
-      expect.objectContaining({ task_name: 'not-in-sample', reason: expect.stringContaining('no task named') }),
+      expect.objectContaining({
+        task_name: 'not-in-sample',
+        reason: expect.stringContaining('no task named'),
+      }),
     ]);
     expect(imported.checksum_note).toMatch(/matched by name/);
-    const info = (await api.request('GET', `/v1/runs/${imported.run_name}`, { token: owner.token })).body.data;
+    const info = (await api.request('GET', `/v1/runs/${imported.run_name}`, { token: owner.token })).body
+      .data;
     expect(info.status).toBe('finished');
     expect(info.imported).toBe(true);
     expect(info.import_info.job_name).toBe('demo');
@@ -213,10 +230,19 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
 
   it('imports a trial that raised before its verifier as errored, with Harbor’s exception', async () => {
     const dir = jobDir();
-    writeHarborJob(dir, [{ task: SAMPLE_TASKS[2]!, reward: null, exception: 'EnvironmentStartTimeoutError', agent: 'oracle', model: null }]);
+    writeHarborJob(dir, [
+      {
+        task: SAMPLE_TASKS[2]!,
+        reward: null,
+        exception: 'EnvironmentStartTimeoutError',
+        agent: 'oracle',
+        model: null,
+      },
+    ]);
     const res = await upload(await pack(dir));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const info = (await api.request('GET', `/v1/runs/${res.body.data.run_name}`, { token: owner.token })).body.data;
+    const info = (await api.request('GET', `/v1/runs/${res.body.data.run_name}`, { token: owner.token })).body
+      .data;
     expect(info.agents[0]).toMatchObject({ harness: 'oracle', model: 'none' });
     expect(info.attempts[0]).toMatchObject({
       outcome: 'errored',
@@ -230,7 +256,13 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
     const run = await api.db.run.findFirstOrThrow({ where: { name: imported.run_name } });
     const artifacts = await api.db.artifact.findMany({ where: { attempt: { runId: run.id } } });
     const paths = new Set(artifacts.map((a) => a.path));
-    for (const p of ['agent/trajectory.json', 'agent/terminus-2.txt', 'verifier/reward.txt', 'result.json', 'trial.log'])
+    for (const p of [
+      'agent/trajectory.json',
+      'agent/terminus-2.txt',
+      'verifier/reward.txt',
+      'result.json',
+      'trial.log',
+    ])
       expect(paths.has(p), p).toBe(true);
     const attempt = await api.db.attempt.findFirstOrThrow({ where: { runId: run.id, index: 0 } });
     const detail = await api.request('GET', `/v1/runs/${imported.run_name}/attempts/${attempt.id}`, {
@@ -250,7 +282,9 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
       token: owner.token,
     });
     expect(withImported.body.data.entries.map((e: Loose) => e.run_name)).not.toContain(imported.run_name);
-    const entry = withImported.body.data.imported_entries.find((e: Loose) => e.run_name === imported.run_name);
+    const entry = withImported.body.data.imported_entries.find(
+      (e: Loose) => e.run_name === imported.run_name,
+    );
     expect(entry).toMatchObject({ imported: true, rank: 1, harness: 'terminus-2', model: 'openai/gpt-5' });
   });
 
@@ -266,11 +300,9 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
       attemptsPerTask: 1,
       agents: [{ harness: 'oracle', model: 'none' }],
     });
-    const res = await api.request(
-      'GET',
-      `/v1/runs/${imported.run_name}/compare?other=${platform.runName}`,
-      { token: owner.token },
-    );
+    const res = await api.request('GET', `/v1/runs/${imported.run_name}/compare?other=${platform.runName}`, {
+      token: owner.token,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const data = res.body.data;
     expect(data.a.run_name).toBe(imported.run_name);

@@ -80,7 +80,12 @@ export function writeHarborJob(dir: string, trials: HarborTrialSpec[], jobName =
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify(value, null, 4));
   };
-  json(path.join(dir, 'config.json'), { job_name: jobName, jobs_dir: 'jobs', n_attempts: 1, timeout_multiplier: 1.0 });
+  json(path.join(dir, 'config.json'), {
+    job_name: jobName,
+    jobs_dir: 'jobs',
+    n_attempts: 1,
+    timeout_multiplier: 1.0,
+  });
   json(path.join(dir, 'result.json'), {
     id: '9a8b7c6d-5e4f-4321-8a9b-0c1d2e3f4a5b',
     started_at: '2026-11-02T10:00:00.000000',

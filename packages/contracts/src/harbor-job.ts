@@ -46,7 +46,10 @@ export const HarborExceptionInfo = z.object({
 export const HarborAgentInfo = z.object({
   name: HarborName,
   version: z.string().max(255),
-  model_info: z.object({ name: HarborName, provider: HarborName.nullable().optional() }).nullable().optional(),
+  model_info: z
+    .object({ name: HarborName, provider: HarborName.nullable().optional() })
+    .nullable()
+    .optional(),
 });
 
 export const HarborStepResult = z.object({

@@ -76,7 +76,11 @@ async function trialFiles(dir: string, label: string): Promise<TrialFile[]> {
 /** Reads the job folder extracted at `root`. */
 export async function readHarborJob(root: string): Promise<HarborJob> {
   const { dir, prefix } = await jobRoot(root);
-  const jobResult = await readHarborJson(path.join(dir, 'result.json'), `${prefix}result.json`, HarborJobResult);
+  const jobResult = await readHarborJson(
+    path.join(dir, 'result.json'),
+    `${prefix}result.json`,
+    HarborJobResult,
+  );
   const config = await readHarborJson(path.join(dir, 'config.json'), `${prefix}config.json`, HarborJobConfig);
   const trials: HarborTrial[] = [];
   const skipped: RunImportMismatch[] = [];
@@ -84,7 +88,8 @@ export async function readHarborJob(root: string): Promise<HarborJob> {
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
   for (const entry of entries) {
-    if (entry.isSymbolicLink()) throw importRefusal(`${prefix}${entry.name}`, 'is a link, not a trial folder');
+    if (entry.isSymbolicLink())
+      throw importRefusal(`${prefix}${entry.name}`, 'is a link, not a trial folder');
     if (!entry.isDirectory()) continue;
     const label = `${prefix}${entry.name}`;
     if (!TRIAL_NAME.test(entry.name))

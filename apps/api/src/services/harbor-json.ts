@@ -45,7 +45,8 @@ export async function readBoundedText(abs: string, file: string, maxBytes: numbe
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw importRefusal(file, 'is a link: a Harbor job directory holds the file itself');
+    if (code === 'ELOOP')
+      throw importRefusal(file, 'is a link: a Harbor job directory holds the file itself');
     throw error;
   }
   try {

@@ -50,7 +50,10 @@ function pickReward(rewards: Record<string, number | null>): { reward: number | 
     };
   const value = rewards[key];
   if (value === null || value === undefined)
-    return { reward: null, why: `verifier_result.rewards.${key} is null (Harbor writes NaN and inf as null)` };
+    return {
+      reward: null,
+      why: `verifier_result.rewards.${key} is null (Harbor writes NaN and inf as null)`,
+    };
   return { reward: value, why: '' };
 }
 

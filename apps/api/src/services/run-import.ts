@@ -5,7 +5,7 @@
 // sees it. Each trial's files (logs, the ATIF trajectory at agent/trajectory.json, the verifier's
 // output, result.json) are stored as the attempt's artifacts, under the paths Harbor gave them.
 import { createReadStream } from 'node:fs';
-import { type RunImportInfo, type RunImportQuery, type RunImportResult } from '@osmosis/contracts';
+import type { RunImportInfo, RunImportQuery, RunImportResult } from '@osmosis/contracts';
 import { randomRunBaseName, uniqueRunName } from '@osmosis/core';
 import { appendRunEvents, type Db } from '@osmosis/db';
 import { type ArtifactStorage, encodeKeyName } from '@osmosis/storage';
@@ -63,11 +63,37 @@ async function freeName(db: Db, workspaceId: string, wanted: string | undefined)
     return wanted;
   }
   const base = randomRunBaseName();
-  const taken = await db.run.findMany({ where: { workspaceId, name: { startsWith: base } }, select: { name: true } });
+  const taken = await db.run.findMany({
+    where: { workspaceId, name: { startsWith: base } },
+    select: { name: true },
+  });
   return uniqueRunName(
     base,
     taken.map((r) => r.name),
   );
+}
+
+/** The run's tasks (the whole benchmark, or a sample of named tasks the leaderboard leaves out) and span. */
+async function runShape(db: Db, benchmarkId: string, matched: MatchedTrial[]) {
+  const taskCount = new Set(matched.map((m) => m.taskId)).size;
+  const benchmarkTasks = await db.task.count({ where: { benchmarkId } });
+  const taskNames = [...new Set(matched.map((m) => m.taskName))].sort();
+  const selection =
+    taskCount === benchmarkTasks ? { full_set: true } : { full_set: false, task_names: taskNames };
+  const times = (pick: (r: MatchedTrial['trial']['result']) => string | null | undefined) =>
+    matched
+      .map((m) => pick(m.trial.result))
+      .filter((s): s is string => !!s)
+      .map((s) => Date.parse(s))
+      .sort((a, b) => a - b);
+  const started = times((r) => r.started_at);
+  const finished = times((r) => r.finished_at);
+  return {
+    taskCount,
+    selection,
+    startedAt: new Date(started[0] ?? Date.now()),
+    finishedAt: new Date(finished.at(-1) ?? Date.now()),
+  };
 }
 
 export async function importHarborJob(
@@ -96,20 +122,7 @@ export async function importHarborJob(
     mismatches: [...job.skipped, ...mismatches],
   };
   const name = await freeName(db, caller.workspaceId, query.name);
-  const taskCount = new Set(matched.map((m) => m.taskId)).size;
-  // the whole benchmark, or a sample of named tasks (which the leaderboard leaves out)
-  const benchmarkTasks = await db.task.count({ where: { benchmarkId: benchmark.id } });
-  const taskNames = [...new Set(matched.map((m) => m.taskName))].sort();
-  const selection =
-    taskCount === benchmarkTasks ? { full_set: true } : { full_set: false, task_names: taskNames };
-  const finished = matched
-    .map((m) => m.trial.result.finished_at)
-    .filter((s): s is string => !!s)
-    .sort();
-  const started = matched
-    .map((m) => m.trial.result.started_at)
-    .filter((s): s is string => !!s)
-    .sort();
+  const { taskCount, selection, startedAt, finishedAt } = await runShape(db, benchmark.id, matched);
   let run: { id: string };
   try {
     run = await db.$transaction(
@@ -130,8 +143,8 @@ export async function importHarborJob(
             maxRetries: 0,
             passThreshold: benchmark.passThreshold,
             createdById: caller.userId,
-            startedAt: started[0] ? new Date(started[0]) : new Date(),
-            finishedAt: finished.at(-1) ? new Date(finished.at(-1)!) : new Date(),
+            startedAt,
+            finishedAt,
             imported: true,
             importInfo: info as object,
           },
@@ -181,7 +194,8 @@ export async function importHarborJob(
       { timeout: 120_000, maxWait: 10_000 },
     );
   } catch (error) {
-    if (isUniqueViolation(error)) throw ApiError.conflict(`a run named ${name} already exists; choose another --name`);
+    if (isUniqueViolation(error))
+      throw ApiError.conflict(`a run named ${name} already exists; choose another --name`);
     throw error;
   }
   try {

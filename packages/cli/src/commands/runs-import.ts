@@ -26,7 +26,9 @@ export async function checkJobDirectory(root: string, maxBytes = MAX_IMPORT_BYTE
   let total = 0;
   for (const entry of entries) {
     if (entry.kind === 'symlink') {
-      const target = path.posix.normalize(path.posix.join(path.posix.dirname(entry.path), entry.target ?? ''));
+      const target = path.posix.normalize(
+        path.posix.join(path.posix.dirname(entry.path), entry.target ?? ''),
+      );
       if (path.posix.isAbsolute(entry.target ?? '') || target === '..' || target.startsWith('../'))
         throw usageError(
           `${entry.path} is a link to ${JSON.stringify(entry.target)}, outside ${root}`,
@@ -73,7 +75,10 @@ export function registerRunsImport(runs: Command): void {
       try {
         root = realpathSync(dir);
       } catch {
-        throw usageError(`${dir} does not exist`, 'give the job folder Harbor wrote, e.g. jobs/2026-11-02__10-00-00');
+        throw usageError(
+          `${dir} does not exist`,
+          'give the job folder Harbor wrote, e.g. jobs/2026-11-02__10-00-00',
+        );
       }
       await checkJobDirectory(root);
       const client = authenticatedClient(ctx);
@@ -92,7 +97,8 @@ export function registerRunsImport(runs: Command): void {
           timeoutMs: 600_000,
         })
         .catch((error: unknown) => {
-          if (packError) throw new CliError('LOCAL_IO_ERROR', `cannot pack ${dir}: ${(packError as Error).message}`);
+          if (packError)
+            throw new CliError('LOCAL_IO_ERROR', `cannot pack ${dir}: ${(packError as Error).message}`);
           throw error;
         });
       const d = RunImportResponse.parse(await response.json()).data;

@@ -11,7 +11,10 @@ export const RunImportQuery = z.object({
   benchmark: z.string().min(1).max(255).optional(),
   name: z
     .string()
-    .regex(IMPORTED_RUN_NAME_PATTERN, 'use 1–63 lower-case letters, digits and dashes, starting with a letter or digit')
+    .regex(
+      IMPORTED_RUN_NAME_PATTERN,
+      'use 1–63 lower-case letters, digits and dashes, starting with a letter or digit',
+    )
     .optional(),
 });
 export type RunImportQuery = z.infer<typeof RunImportQuery>;

@@ -3,10 +3,10 @@
 import { z } from 'zod';
 import { AttemptImage, AttemptSteps } from '../attempt-result.ts';
 import { RunStatusName } from '../run-statuses.ts';
-import { RunImportInfo } from './runs-import.ts';
 import { EventCursor, listOf, MAX_PAGE_SIZE, PageQuery, Timestamp } from './common.ts';
 import { ProgressSnapshot, RunResults, StreamRunEvent } from './results.ts';
 import { RunEventAttemptFields } from './run-event-attempts.ts';
+import { RunImportInfo } from './runs-import.ts';
 import { RunFaults } from './workers.ts';
 
 export const AttemptStatusName = z.enum(['queued', 'running', 'finished', 'cancelled']);
