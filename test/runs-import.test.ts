@@ -314,6 +314,6 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
   it('refuses a retry of an imported run: nothing of it is queued', async () => {
     const res = await api.request('POST', `/v1/runs/${imported.run_name}/retry`, { token: owner.token });
     expect(res.status).toBe(409);
-    expect(res.body.error.message).toMatch(/imported/);
+    expect(res.body.error.message).toMatch(/imported from Harbor/);
   });
 });

@@ -146,8 +146,7 @@ export async function retryPlan(
 
 /** 409 unless the run has ended (finished, stopped or failed) and was run here (not imported). */
 function assertEnded(run: { name: string; status: RunStatusName; imported: boolean }): void {
-  if (run.imported)
-    throw ApiError.conflict(`run ${run.name} was imported from a Harbor job: it cannot be retried here`);
+  if (run.imported) throw ApiError.conflict(`run ${run.name} was imported from Harbor: it cannot be retried`);
   if (isTerminalRunStatus(run.status)) return;
   throw ApiError.conflict(
     `run ${run.name} is ${run.status}: only a run that has ended (finished, stopped or failed) can be retried; wait for it to end or stop it first`,
