@@ -286,6 +286,13 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
       (e: Loose) => e.run_name === imported.run_name,
     );
     expect(entry).toMatchObject({ imported: true, rank: 1, harness: 'terminus-2', model: 'openai/gpt-5' });
+    // the benchmark's view (`benchmark info --include-imported`, the benchmark page) reads the same
+    const detail = await api.request('GET', '/v1/benchmarks/sample?include_imported=true', {
+      token: owner.token,
+    });
+    expect(detail.body.data.leaderboard_imported.map((e: Loose) => e.run_name)).toContain(imported.run_name);
+    const plain = await api.request('GET', '/v1/benchmarks/sample', { token: owner.token });
+    expect(plain.body.data.leaderboard_imported).toEqual([]);
   });
 
   it('compares with a run made on the platform', async () => {

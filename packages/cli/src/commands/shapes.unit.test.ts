@@ -166,6 +166,7 @@ describe('benchmark shapes', () => {
       ] as unknown as BenchmarkDetail['tasks'],
       leaderboard: [entry],
       leaderboard_unranked: [],
+      leaderboard_imported: [],
       runs: [],
     };
     const data = benchmarkInfoData(detail, { items: [run], total_count: 7 });

@@ -312,6 +312,8 @@ export const BenchmarkDetail = Benchmark.extend({
   leaderboard: z.array(LeaderboardEntry),
   /** newer finished runs left off the leaderboard for their errors, with why (the leaderboard's `unranked`) */
   leaderboard_unranked: z.array(UnrankedEntry),
+  /** with `include_imported`: imported runs ranked among themselves (the leaderboard's `imported_entries`) */
+  leaderboard_imported: z.array(LeaderboardEntry).default([]),
   /** this workspace's runs on the benchmark, newest first (at most BENCHMARK_DETAIL_MAX_RUNS) */
   runs: z.array(BenchmarkRunRef.extend({ task_count: z.number().int(), finished_at: z.string().nullable() })),
   /** every run of this workspace on the benchmark; above runs.length, page GET /v1/runs?benchmark=ID */
