@@ -5,10 +5,19 @@
 // trajectory as stored, its badge, the leaderboard with and without imported runs, and a
 // comparison with a run made on the platform.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type SeededMember, startTestApi, type TestApi } from '@osmosis/api/testing';
+import {
+  buildProgram,
+  CliError,
+  fakeIO,
+  pendingExitCode,
+  registerBenchmark,
+  setCurrentIO,
+  setExitCode,
+} from '@osmosis/cli/testing';
 import { RunImportResponse } from '@osmosis/contracts';
 import { packTarBuffer } from '@osmosis/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -322,5 +331,67 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
     const res = await api.request('POST', `/v1/runs/${imported.run_name}/retry`, { token: owner.token });
     expect(res.status).toBe(409);
     expect(res.body.error.message).toMatch(/imported from Harbor/);
+  });
+});
+
+async function cli(argv: string[]) {
+  const io = fakeIO({
+    env: {
+      OSMOSIS_CONFIG_DIR: path.join(work, 'cli-config'),
+      OSMOSIS_TOKEN: owner.token,
+      OSMOSIS_PLATFORM_URL: api.url,
+    },
+    stdin: '',
+  });
+  setCurrentIO(io);
+  setExitCode(0);
+  const program = buildProgram(io, (t) => io.stderr.write(t));
+  registerBenchmark(program);
+  let error: CliError | undefined;
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (caught) {
+    if (!(caught instanceof CliError)) throw caught;
+    error = caught;
+  }
+  return { code: error ? -1 : pendingExitCode(), error, out: io.out(), err: io.err() };
+}
+
+describe('osmosis benchmark runs import (real API)', () => {
+  it('refuses a link leaving DIR before sending anything', async () => {
+    const dir = jobDir();
+    const [trial] = writeHarborJob(dir, [{ task: SAMPLE_TASKS[0]!, reward: 1 }]);
+    symlinkSync('../../../../etc/passwd', path.join(dir, trial!, 'agent', 'stolen.txt'));
+    const before = await api.db.run.count({ where: { workspaceId: owner.workspaceId } });
+    const res = await cli(['--json', 'benchmark', 'runs', 'import', dir]);
+    expect(res.error?.message).toMatch(new RegExp(`${trial}/agent/stolen.txt is a link to .*outside`));
+    expect(await api.db.run.count({ where: { workspaceId: owner.workspaceId } })).toBe(before);
+  });
+
+  it('imports DIR, lists the trials not imported, and badges the run in --json', async () => {
+    const dir = jobDir();
+    writeHarborJob(dir, [
+      { task: SAMPLE_TASKS[0]!, reward: 1 },
+      { task: 'elsewhere', reward: 0 },
+    ]);
+    const res = await cli([
+      '--plain',
+      'benchmark',
+      'runs',
+      'import',
+      dir,
+      '--benchmark',
+      'sample',
+      '--name',
+      'from-cli',
+    ]);
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toContain('as run "from-cli" of sample: 1 attempt(s)');
+    expect(res.out).toMatch(
+      /1 trial\(s\) not imported:\s+elsewhere__t000001: benchmark sample has no task named "elsewhere"/,
+    );
+    const list = await cli(['--json', 'benchmark', 'runs', 'list']);
+    const item = JSON.parse(list.out).items.find((r: Loose) => r.name === 'from-cli');
+    expect(item.imported).toBe(true);
   });
 });
