@@ -17,9 +17,13 @@ import { registerRunsImport } from './runs-import.ts';
 import { registerRunsLogs } from './runs-logs.ts';
 import { registerRunsRetry } from './runs-retry.ts';
 
-/** After a run's status in `runs list`: kept off the leaderboard, or waiting for a worker or an engine. */
-function faultNote(run: { unranked_reason: string | null; waiting: { reason: string }[] }, s: Style): string {
+/** After a run's status in `runs list`: imported, kept off the leaderboard, or waiting for a worker or an engine. */
+function faultNote(
+  run: { unranked_reason: string | null; waiting: { reason: string }[]; imported?: boolean },
+  s: Style,
+): string {
   const notes: string[] = [];
+  if (run.imported) notes.push('imported');
   if (run.unranked_reason) notes.push('not ranked');
   if (run.waiting.some((w) => w.reason === 'no_live_worker')) notes.push('no live worker');
   else if (run.waiting.some((w) => w.reason === 'engine_unavailable')) notes.push('waiting for engine');
