@@ -325,6 +325,8 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
     expect(data.b.run_name).toBe(platform.runName);
     expect(data.a.imported).toBe(true);
     expect(data.b.imported).toBe(false);
+    const printed = await cli(['--plain', 'benchmark', 'runs', 'compare', imported.run_name, platform.runName]);
+    expect(printed.out).toContain(`of run ${imported.run_name} (imported from Harbor)`);
   });
 
   it('refuses a retry of an imported run: nothing of it is queued', async () => {
