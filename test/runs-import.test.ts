@@ -325,7 +325,14 @@ describe('a hand-made Harbor job of the sample benchmark', () => {
     expect(data.b.run_name).toBe(platform.runName);
     expect(data.a.imported).toBe(true);
     expect(data.b.imported).toBe(false);
-    const printed = await cli(['--plain', 'benchmark', 'runs', 'compare', imported.run_name, platform.runName]);
+    const printed = await cli([
+      '--plain',
+      'benchmark',
+      'runs',
+      'compare',
+      imported.run_name,
+      platform.runName,
+    ]);
     expect(printed.out).toContain(`of run ${imported.run_name} (imported from Harbor)`);
   });
 
