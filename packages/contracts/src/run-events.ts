@@ -14,6 +14,7 @@ export const RunLifecycleStep = z.enum([
   'run.stopped',
   'run.retried',
   'run.budget_reached',
+  'run.imported',
 ]);
 export type RunLifecycleStep = z.infer<typeof RunLifecycleStep>;
 

@@ -1,6 +1,6 @@
 // Benchmark pages: the workspace's benchmarks, and one benchmark (metadata, task manifest with
 // filters, the leaderboard from computeLeaderboard via the service of GET /v1/benchmarks/:key, and its runs).
-import type { Benchmark, UnrankedEntry } from '@osmosis/contracts';
+import type { Benchmark, LeaderboardEntry, UnrankedEntry } from '@osmosis/contracts';
 import type { FastifyReply } from 'fastify';
 import { benchmarkDetail } from '../services/benchmark-detail.ts';
 import { listBenchmarks } from '../services/benchmark-wire.ts';
@@ -51,13 +51,28 @@ export async function benchmarksPage(ctx: PageContext, reply: FastifyReply) {
 
 const TASKS_PER_PAGE = 200;
 
+/** Imported runs (`runs import`), ranked among themselves and only when asked, apart from the board. */
+function importedBoard(b: { key: string; leaderboard_imported: LeaderboardEntry[] }, shown: boolean) {
+  if (!shown)
+    return html`<p class="muted"><a href="/benchmarks/${enc(b.key)}?include_imported=1">Show imported runs</a> (from Harbor job directories, ranked apart)</p>`;
+  return html`<h3>Imported runs <span class="b imported">imported</span></h3><p class="muted">Read from Harbor job directories, not run here: ranked among themselves only.</p>${
+    b.leaderboard_imported.length
+      ? html`<table><thead><tr><th>Rank</th><th>Agent</th><th>Pass@1 (95% CI)</th><th>Run</th></tr></thead><tbody>${b.leaderboard_imported.map(
+          (e) =>
+            html`<tr><td>${e.rank_label}</td><td>${e.label}</td><td class="n">${passAt1(e.pass_at_1, e.interval)}</td><td><a href="/runs/${enc(e.run_name)}">${e.run_name}</a></td></tr>`,
+        )}</tbody></table>`
+      : html`<p class="muted">none</p>`
+  }`;
+}
+
 export async function benchmarkPage(
   ctx: PageContext,
   reply: FastifyReply,
   key: string,
   query: Record<string, string>,
 ) {
-  const b = await benchmarkDetail(ctx.app, ctx.auth.workspace.id, key, ctx.app.log);
+  const includeImported = query.include_imported === '1';
+  const b = await benchmarkDetail(ctx.app, ctx.auth.workspace.id, key, ctx.app.log, { includeImported });
   const fullBoard = b.leaderboard;
   b.leaderboard = await leaderboardFor(ctx, b, query);
   const category = query.category ?? '';
@@ -109,7 +124,7 @@ ${b.description ? html`<p>${b.description}</p>` : ''}
 <td class="n">${usd(e.per_task.cost_usd)}</td><td class="n">${duration(e.per_task.time_ms)}</td><td class="n">${count(e.per_task.tokens)}</td>${comparableCell(b.leaderboard, e)}<td><a href="/runs/${enc(e.run_name)}">${e.run_name}</a></td></tr>`,
           )}</tbody></table>${b.leaderboard.some((e) => e.tied) ? html`<p class="muted tie-note">${TIED_RANK_NOTE}</p>` : ''}${charts}`
         : html`<p class="muted">No finished runs on the full task set or a recommended set yet.</p>`
-    }${unrankedTable(b.leaderboard_unranked)}
+    }${unrankedTable(b.leaderboard_unranked)}${importedBoard(b, includeImported)}
 <h2>Runs in this workspace</h2>${
       b.runs.length
         ? html`<table><thead><tr><th>Run</th><th>Status</th><th>Tasks</th><th>Created</th><th>Finished</th></tr></thead><tbody>${b.runs.map(

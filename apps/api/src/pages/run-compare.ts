@@ -49,8 +49,8 @@ export async function comparisonSection(
       html`<tr><td>${t.task}</td><td class="n">${t.a.passed}/${t.a.scored}</td><td class="n">${t.b.passed}/${t.b.scored}</td><td class="n"><span class="b ${t.difference > 0 ? 'passed' : 'failed'}">${points(t.difference)}</span></td></tr>`,
   );
   return html`<h2 id="comparison">Comparison</h2>${form}
-<dl><dt>A</dt><dd>${c.a.label} · pass@1 ${pct(c.pass_at_1_a)}</dd>
-<dt>B</dt><dd>${c.b.label} · pass@1 ${pct(c.pass_at_1_b)}</dd>
+<dl><dt>A</dt><dd>${c.a.label}${c.a.imported ? html` <span class="b imported">imported</span>` : ''} · pass@1 ${pct(c.pass_at_1_a)}</dd>
+<dt>B</dt><dd>${c.b.label}${c.b.imported ? html` <span class="b imported">imported</span>` : ''} · pass@1 ${pct(c.pass_at_1_b)}</dd>
 <dt>Difference (A − B)</dt><dd>${points(c.difference)}${c.excluded ? ` (${c.excluded} task(s) not scored by both left out)` : ''}</dd>
 <dt>95% CI</dt><dd>${pairedInterval(c)}</dd>
 <dt>p-value</dt><dd>${pValue(c.p_value)} (${P_VALUE_METHOD_TEXT[c.p_value_method]})</dd>

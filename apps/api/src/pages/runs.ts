@@ -36,6 +36,8 @@ import { retryRunForm } from './run-retry.ts';
 import { lastStepsHref, parseTrajectory, trajectorySection, verifierOutput } from './trajectory-view.ts';
 
 const enc = encodeURIComponent;
+/** marks a run read from a Harbor job directory (`runs import`) wherever it is listed */
+const IMPORTED_BADGE = html` <span class="b imported">imported</span>`;
 export const GRID_TASKS_PER_PAGE = 100;
 
 function statusBadge(status: string) {
@@ -79,7 +81,7 @@ export async function runsPage(ctx: PageContext, reply: FastifyReply, query: Rec
     html`<h1>Runs${benchmark ? html` on <a href="/benchmarks/${enc(benchmark)}">${benchmark}</a>` : ''}</h1><table><thead><tr><th>Run</th><th>Benchmark</th><th>Status</th><th>Progress</th><th>Agents</th><th>Best pass@1</th><th>Created</th></tr></thead><tbody>${list.items.map(
       (
         r,
-      ) => html`<tr><td><a href="/runs/${enc(r.name)}">${r.name}</a></td><td><a href="/benchmarks/${enc(r.benchmark_key)}">${r.benchmark_name}</a></td>
+      ) => html`<tr><td><a href="/runs/${enc(r.name)}">${r.name}</a>${r.imported ? IMPORTED_BADGE : ''}</td><td><a href="/benchmarks/${enc(r.benchmark_key)}">${r.benchmark_name}</a></td>
 <td>${statusBadge(r.status)}${faultBadges(r)}</td><td>${r.progress.done} / ${r.progress.total}</td><td class="n">${r.agent_count}</td><td class="n">${pct(r.best_pass_at_1)}</td><td>${when(r.created_at)}</td></tr>`,
     )}</tbody></table>
 <nav class="pager">${offset > 0 ? html`<a href="${pageOf(Math.max(0, offset - 50))}">← newer</a>` : ''}<span>${list.total_count} run(s)</span>${list.has_more ? html`<a href="${pageOf(offset + 50)}">older →</a>` : ''}</nav>`,
@@ -195,11 +197,12 @@ ${pages > 1 ? html`<nav class="pager">${pageNo > 1 ? html`<a href="${link({ page
     reply,
     ctx,
     `Run ${name}`,
-    html`<h1>Run ${name}</h1>
+    html`<h1>Run ${name}${run.imported ? IMPORTED_BADGE : ''}</h1>
 <div id="live" data-stream="${self}/stream" data-version="${results.status}:${p.done}:${p.running}">
 <dl><dt>Status</dt><dd>${statusBadge(results.status)} ${run.errorMessage ? html`<span class="err">${run.errorMessage}</span>` : ''}</dd>
 ${faultLines(faults)}${run.waitingReason ? html`<dt>Waiting</dt><dd><span class="err">${run.waitingReason}</span></dd>` : ''}
 <dt>Benchmark</dt><dd><a href="/benchmarks/${enc(run.benchmark.key)}">${run.benchmark.name}</a></dd>${imagePinsLine(run.imagePins)}
+${run.imported ? html`<dt>Imported</dt><dd>from a Harbor job directory, not run here; ranked apart from runs made here, only when asked</dd>` : ''}
 <dt>Progress</dt><dd>${progressBar(p)} · ${p.running} running · ${p.queued} queued</dd>
 <dt>Duration</dt><dd>${duration(results.duration_ms)} (created ${when(results.created_at)}${results.finished_at ? html`, finished ${when(results.finished_at)}` : ''})</dd>
 <dt>Tasks × attempts</dt><dd>${results.task_count} × ${k}, pass threshold ${run.passThreshold}, concurrency ${run.maxConcurrentAttempts}</dd>

@@ -30,6 +30,7 @@ import {
 } from '@osmosis/contracts';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { addBenchmark } from '../services/benchmark-add.ts';
 import { deleteBenchmark, retryBenchmarkSync } from '../services/benchmark-admin.ts';
 import { benchmarkDetail } from '../services/benchmark-detail.ts';
@@ -89,11 +90,19 @@ export const benchmarkRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'One benchmark by key, exact name or id: metadata, task manifest, task sets, leaderboard, the newest runs and run_count.',
         params: BenchmarkKeyParams,
+        querystring: z.object({
+          include_imported: z
+            .enum(['true', 'false', '1', '0'])
+            .optional()
+            .describe('true: also rank imported runs (runs import), apart, in leaderboard_imported'),
+        }),
         response: { 200: BenchmarkDetailResponse, ...STANDARD_ERROR_RESPONSES },
       },
     },
     async (request) => ({
-      data: await benchmarkDetail(app, request.auth.workspace.id, request.params.key, request.log),
+      data: await benchmarkDetail(app, request.auth.workspace.id, request.params.key, request.log, {
+        includeImported: request.query.include_imported === 'true' || request.query.include_imported === '1',
+      }),
     }),
   );
 

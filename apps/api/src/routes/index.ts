@@ -17,6 +17,7 @@ import { resultRoutes } from './results.ts';
 import { runExportRoutes } from './run-export.ts';
 import { runRoutes } from './runs.ts';
 import { runCompareRoutes } from './runs-compare.ts';
+import { runImportRoutes } from './runs-import.ts';
 import { runRetryRoutes } from './runs-retry.ts';
 import { secretRoutes } from './secrets.ts';
 import { submitRoutes } from './submit.ts';
@@ -52,5 +53,6 @@ export const routes: FastifyPluginAsyncZod[] = [
   invitationRoutes,
   userRoutes,
   runExportRoutes,
+  runImportRoutes,
   // append route modules above this line, one per line
 ];

@@ -25,6 +25,10 @@ export const leaderboardRoutes: FastifyPluginAsyncZod = async (app) => {
             .describe(
               'true: only entries comparable with the published terminus-2 scores (docs/terminus-2.md)',
             ),
+          include_imported: z
+            .enum(['true', 'false', '1', '0'])
+            .optional()
+            .describe('true: also rank imported runs (runs import), apart, in imported_entries'),
         }),
         response: { 200: LeaderboardResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -33,9 +37,12 @@ export const leaderboardRoutes: FastifyPluginAsyncZod = async (app) => {
       const benchmark = await findBenchmark(app.db, request.auth.workspace.id, request.params.key);
       if (!benchmark) throw await benchmarkNotFound(app.db, request.auth.workspace.id, request.params.key);
       const comparableOnly = request.query.comparable === 'true' || request.query.comparable === '1';
+      const includeImported =
+        request.query.include_imported === 'true' || request.query.include_imported === '1';
       return {
         data: await computeLeaderboard(app.db, benchmark, {
           comparableOnly,
+          includeImported,
           maxErroredShare: app.config.rankedMaxErroredShare,
         }),
       };

@@ -20,6 +20,7 @@ export async function benchmarkDetail(
   workspaceId: string,
   ref: string,
   log: FastifyBaseLogger,
+  options: { includeImported?: boolean } = {},
 ): Promise<BenchmarkDetail> {
   const { db, config } = deps;
   const row = await findBenchmarkByRef(db, workspaceId, ref);
@@ -35,9 +36,12 @@ export async function benchmarkDetail(
       select: { id: true, name: true, status: true, createdAt: true, finishedAt: true, taskCount: true },
     }),
     db.run.count({ where: runsWhere }),
-    computeLeaderboard(db, row, { maxErroredShare: config.rankedMaxErroredShare }).catch((error: unknown) => {
+    computeLeaderboard(db, row, {
+      maxErroredShare: config.rankedMaxErroredShare,
+      includeImported: options.includeImported,
+    }).catch((error: unknown) => {
       log.warn({ err: error }, 'leaderboard unavailable');
-      return { entries: [], unranked: [] };
+      return { entries: [], unranked: [], imported_entries: [] };
     }),
   ]);
   const difficulty = { easy: 0, medium: 0, hard: 0, none: 0 };
@@ -75,6 +79,7 @@ export async function benchmarkDetail(
     tasks: manifests,
     leaderboard: leaderboard.entries,
     leaderboard_unranked: leaderboard.unranked,
+    leaderboard_imported: leaderboard.imported_entries,
     runs: runs.map((r) => ({
       id: r.id,
       name: r.name,

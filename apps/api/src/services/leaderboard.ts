@@ -2,7 +2,7 @@
 // and quality pages): one entry per (harness, model) from its most recent qualifying run, ranked
 // by pass@1; newer runs over the errored-share limit listed as unranked with the reason.
 //
-//   computeLeaderboard(db, benchmark, {maxErroredShare, comparableOnly}) → Leaderboard
+//   computeLeaderboard(db, benchmark, {maxErroredShare, comparableOnly, includeImported}) → Leaderboard
 //   findBenchmark(db, workspaceId, key | name | id)                      → {id, key} | null
 import type { Leaderboard, LeaderboardEntry } from '@osmosis/contracts';
 import {
@@ -14,7 +14,13 @@ import {
   scoreAgent,
   unrankedReason,
 } from '@osmosis/core';
-import { agentAggregates, type Db, leaderboardCandidates, unrankedCandidates } from '@osmosis/db';
+import {
+  agentAggregates,
+  type Db,
+  type LeaderboardCandidate,
+  leaderboardCandidates,
+  unrankedCandidates,
+} from '@osmosis/db';
 import { isUuid } from '../auth.ts';
 import { candidatesComparability } from './quality.ts';
 
@@ -23,20 +29,16 @@ export const LEADERBOARD_SELECTION_RULE =
 
 type Column = Leaderboard['columns'][number];
 
-export async function computeLeaderboard(
+/** Scored and ranked entries of `candidates` (one ranking among them alone). */
+async function rankedEntries(
   db: Db,
-  benchmark: { id: string; key: string },
-  options: { comparableOnly?: boolean; maxErroredShare?: number } = {},
-): Promise<Leaderboard> {
-  const maxErroredShare = options.maxErroredShare ?? DEFAULT_RANKED_MAX_ERRORED_SHARE;
-  const [all, overLimit] = await Promise.all([
-    leaderboardCandidates(db, benchmark.id, maxErroredShare),
-    unrankedCandidates(db, benchmark.id, maxErroredShare),
-  ]);
-  const comparability = await candidatesComparability(db, benchmark.id, all);
-  const candidates = options.comparableOnly
-    ? all.filter((c) => comparability.get(c.agent_id)?.comparable)
-    : all;
+  benchmarkId: string,
+  all: LeaderboardCandidate[],
+  comparableOnly: boolean,
+  imported: boolean,
+): Promise<{ entries: LeaderboardEntry[]; candidates: LeaderboardCandidate[] }> {
+  const comparability = await candidatesComparability(db, benchmarkId, all);
+  const candidates = comparableOnly ? all.filter((c) => comparability.get(c.agent_id)?.comparable) : all;
   const aggregates = await agentAggregates(db, {
     runIds: [...new Set(candidates.map((c) => c.run_id))],
     agentIds: candidates.map((c) => c.agent_id),
@@ -64,18 +66,41 @@ export async function computeLeaderboard(
     task_set: c.task_set,
     tasks_scored: score.tasks_scored,
     comparability: comparability.get(c.agent_id) ?? null,
+    imported,
   }));
   entries.sort(
     (a, b) =>
       (a.rank ?? Number.MAX_SAFE_INTEGER) - (b.rank ?? Number.MAX_SAFE_INTEGER) ||
       a.label.localeCompare(b.label),
   );
+  return { entries, candidates };
+}
+
+/**
+ * `includeImported`: imported runs (read from Harbor job directories) are ranked too, among
+ * themselves, in `imported_entries`; they never displace or outrank a run made here.
+ */
+export async function computeLeaderboard(
+  db: Db,
+  benchmark: { id: string; key: string },
+  options: { comparableOnly?: boolean; maxErroredShare?: number; includeImported?: boolean } = {},
+): Promise<Leaderboard> {
+  const maxErroredShare = options.maxErroredShare ?? DEFAULT_RANKED_MAX_ERRORED_SHARE;
+  const comparableOnly = options.comparableOnly ?? false;
+  const [all, overLimit, importedAll] = await Promise.all([
+    leaderboardCandidates(db, benchmark.id, maxErroredShare),
+    unrankedCandidates(db, benchmark.id, maxErroredShare),
+    options.includeImported ? leaderboardCandidates(db, benchmark.id, maxErroredShare, true) : [],
+  ]);
+  const { entries, candidates } = await rankedEntries(db, benchmark.id, all, comparableOnly, false);
+  const imported = await rankedEntries(db, benchmark.id, importedAll, comparableOnly, true);
+  const shown = [...entries, ...imported.entries];
   const columns: Column[] = ['rank', 'agent', 'pass_at_1'];
-  if (entries.some((e) => e.pass_at_k && e.pass_at_k.k > 1 && e.pass_at_k.value !== null))
+  if (shown.some((e) => e.pass_at_k && e.pass_at_k.k > 1 && e.pass_at_k.value !== null))
     columns.push('pass_at_k');
-  if (entries.some((e) => e.per_task.cost_usd !== null)) columns.push('cost_per_task');
-  if (entries.some((e) => e.per_task.time_ms !== null)) columns.push('time_per_task');
-  if (entries.some((e) => e.per_task.tokens !== null)) columns.push('tokens_per_task');
+  if (shown.some((e) => e.per_task.cost_usd !== null)) columns.push('cost_per_task');
+  if (shown.some((e) => e.per_task.time_ms !== null)) columns.push('time_per_task');
+  if (shown.some((e) => e.per_task.tokens !== null)) columns.push('tokens_per_task');
   // an over-the-limit run is worth naming only when it is newer than what is ranked for its pair
   const ranked = new Map(
     candidates.map((c) => [`${c.harness}\u0000${c.model}`, c.finished_at?.getTime() ?? 0]),
@@ -103,6 +128,7 @@ export async function computeLeaderboard(
     selection_rule: LEADERBOARD_SELECTION_RULE,
     columns,
     entries,
+    imported_entries: imported.entries,
     max_errored_share: maxErroredShare,
     unranked,
   };

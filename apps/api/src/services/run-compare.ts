@@ -27,6 +27,7 @@ export interface CompareRun {
   benchmarkId: string;
   passThreshold: number;
   taskCount: number;
+  imported: boolean;
   benchmark: { key: string };
   agents: { id: string; index: number; harness: string; model: string }[];
 }
@@ -73,6 +74,7 @@ function side(run: CompareRun, agent: CompareRun['agents'][number]): CompareSide
     harness: agent.harness,
     model: agent.model,
     label: agentLabel(agent.model, agent.harness),
+    imported: run.imported,
   };
 }
 

@@ -5,6 +5,7 @@ import {
   type AttemptInfo,
   AttemptSteps,
   RUN_INFO_MAX_ATTEMPTS,
+  RunImportInfo,
   type RunInfo,
 } from '@osmosis/contracts';
 import { type Db, firstAttemptIds } from '@osmosis/db';
@@ -190,6 +191,7 @@ export async function runInfo(deps: ServiceDeps, workspaceId: string, name: stri
     judge_model: row.judgeModel,
     error_message: row.errorMessage,
     max_cost_usd: row.maxCostUsd,
+    import_info: row.importInfo ? RunImportInfo.parse(row.importInfo) : null,
     stop_reason: await stopReasonOf(db, row),
     agents: row.agents.map((a) => ({
       id: a.id,

@@ -100,6 +100,7 @@ export function summary(
     waiting_reason: row.waitingReason ?? pullingReason(row),
     creator_name: extra.creator ? (extra.creator.name ?? extra.creator.email) : null,
     creator_email: extra.creator?.email ?? null,
+    imported: row.imported,
   };
 }
 

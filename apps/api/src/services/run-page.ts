@@ -12,6 +12,7 @@ export function runPageRun(db: Db, workspaceId: string, name: string) {
       errorMessage: true,
       passThreshold: true,
       maxConcurrentAttempts: true,
+      imported: true,
       maxCostUsd: true,
       waitingReason: true,
       benchmark: { select: { key: true, name: true } },

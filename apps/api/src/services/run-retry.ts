@@ -144,8 +144,9 @@ export async function retryPlan(
   };
 }
 
-/** 409 unless the run has ended (finished, stopped or failed). */
-function assertEnded(run: { name: string; status: RunStatusName }): void {
+/** 409 unless the run has ended (finished, stopped or failed) and was run here (not imported). */
+function assertEnded(run: { name: string; status: RunStatusName; imported: boolean }): void {
+  if (run.imported) throw ApiError.conflict(`run ${run.name} was imported from Harbor: it cannot be retried`);
   if (isTerminalRunStatus(run.status)) return;
   throw ApiError.conflict(
     `run ${run.name} is ${run.status}: only a run that has ended (finished, stopped or failed) can be retried; wait for it to end or stop it first`,
@@ -187,6 +188,7 @@ export async function retryRunOr404(db: Db | Tx, workspaceId: string, name: stri
       id: true,
       name: true,
       status: true,
+      imported: true,
       benchmarkId: true,
       workspaceId: true,
       createdAt: true,

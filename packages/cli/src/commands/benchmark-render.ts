@@ -117,6 +117,43 @@ function benchmarkFields(b: BenchmarkDetail, color: boolean): string {
   return renderKeyValue(pairs, { color });
 }
 
+/** Leaderboard entries as a table. */
+function boardTable(board: BenchmarkDetail['leaderboard'], color: boolean): string {
+  return renderTable(
+    [
+      { header: 'Rank', value: (e) => e.rank_label },
+      { header: 'Agent', value: (e) => e.label },
+      {
+        header: 'Pass@1',
+        value: (e) => formatPassAt1(e.pass_at_1, e.interval),
+      },
+      {
+        header: 'Pass@k',
+        value: (e) => (e.pass_at_k ? `${formatPercent(e.pass_at_k.value)} (k=${e.pass_at_k.k})` : null),
+      },
+      {
+        header: 'Cost/task',
+        value: (e) => (e.per_task.cost_usd === null ? null : formatUsd(e.per_task.cost_usd)),
+        align: 'right',
+      },
+      {
+        header: 'Time/task',
+        value: (e) => (e.per_task.time_ms === null ? null : formatDuration(e.per_task.time_ms)),
+        align: 'right',
+      },
+      {
+        header: 'Tokens/task',
+        value: (e) => (e.per_task.tokens === null ? null : formatTokens(e.per_task.tokens)),
+        align: 'right',
+      },
+      ...comparableColumn(board),
+      { header: 'Run', value: (e) => e.run_name },
+    ],
+    board,
+    { color },
+  );
+}
+
 /** The leaderboard (the first `limit` entries), and the newer runs kept off it and why. */
 function leaderboardSection(b: BenchmarkDetail, s: Style, limit: number | null, color: boolean): string[] {
   const out: string[] = [];
@@ -128,41 +165,7 @@ function leaderboardSection(b: BenchmarkDetail, s: Style, limit: number | null, 
   if (board.length === 0)
     out.push('No leaderboard entries yet: runs on the full task set (or a recommended set) appear here.');
   else {
-    out.push(
-      renderTable(
-        [
-          { header: 'Rank', value: (e) => e.rank_label },
-          { header: 'Agent', value: (e) => e.label },
-          {
-            header: 'Pass@1',
-            value: (e) => formatPassAt1(e.pass_at_1, e.interval),
-          },
-          {
-            header: 'Pass@k',
-            value: (e) => (e.pass_at_k ? `${formatPercent(e.pass_at_k.value)} (k=${e.pass_at_k.k})` : null),
-          },
-          {
-            header: 'Cost/task',
-            value: (e) => (e.per_task.cost_usd === null ? null : formatUsd(e.per_task.cost_usd)),
-            align: 'right',
-          },
-          {
-            header: 'Time/task',
-            value: (e) => (e.per_task.time_ms === null ? null : formatDuration(e.per_task.time_ms)),
-            align: 'right',
-          },
-          {
-            header: 'Tokens/task',
-            value: (e) => (e.per_task.tokens === null ? null : formatTokens(e.per_task.tokens)),
-            align: 'right',
-          },
-          ...comparableColumn(board),
-          { header: 'Run', value: (e) => e.run_name },
-        ],
-        board,
-        { color },
-      ),
-    );
+    out.push(boardTable(board, color));
     if (board.some((e) => e.tied)) out.push(s.dim(TIED_RANK_NOTE));
     if (boardMore) out.push(boardMore);
   }
@@ -211,6 +214,13 @@ export function renderBenchmarkInfo(
     '',
     s.bold('Leaderboard'),
     ...leaderboardSection(b, s, limit, color),
+    ...(b.leaderboard_imported.length
+      ? [
+          '',
+          s.bold('Imported runs (from Harbor job directories, ranked apart)'),
+          boardTable(b.leaderboard_imported, color),
+        ]
+      : []),
     '',
     s.bold('Runs'),
     ...runsSection(b, s, limit, color),

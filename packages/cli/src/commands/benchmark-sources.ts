@@ -47,34 +47,45 @@ function registerBenchmarkInfo(benchmark: Command): void {
       limitHelp: 'maximum number of runs to show in the runs section (1 to 50)',
       allHelp: "show all of the benchmark's runs",
     },
-  ).action(async (key: string, options: { limit: number; all?: boolean }, cmd: Command) => {
-    const ctx = contextOf(cmd);
-    const client = authenticatedClient(ctx);
-    const { BenchmarkDetailResponse, RunListResponse } = await import('@osmosis/contracts');
-    const detail = (await client.get(`/v1/benchmarks/${encodeURIComponent(key)}`, BenchmarkDetailResponse))
-      .data;
-    // the runs section: the newest --limit runs (or --all) of the workspace on it, as upstream
-    const runs = await client.list('/v1/runs', RunListResponse, {
-      limit: options.limit,
-      all: options.all,
-      query: { benchmark: detail.id },
-    });
-    detail.runs = runs.items.map((r) => ({
-      id: r.id,
-      name: r.name,
-      status: r.status,
-      created_at: r.created_at,
-      finished_at: r.finished_at,
-      task_count: r.task_count,
-    }));
-    detail.run_count = runs.total_count;
-    printObject(
-      ctx,
-      benchmarkInfoData(detail, runs),
-      (_data, s) => renderBenchmarkInfo(detail, s, null, ctx.color),
-      () => benchmarkInfoPlain(detail),
+  )
+    .option('--include-imported', 'also rank imported runs (runs import), apart from the runs made here')
+    .action(
+      async (
+        key: string,
+        options: { limit: number; all?: boolean; includeImported?: boolean },
+        cmd: Command,
+      ) => {
+        const ctx = contextOf(cmd);
+        const client = authenticatedClient(ctx);
+        const { BenchmarkDetailResponse, RunListResponse } = await import('@osmosis/contracts');
+        const detail = (
+          await client.get(`/v1/benchmarks/${encodeURIComponent(key)}`, BenchmarkDetailResponse, {
+            query: { include_imported: options.includeImported ? 'true' : undefined },
+          })
+        ).data;
+        // the runs section: the newest --limit runs (or --all) of the workspace on it, as upstream
+        const runs = await client.list('/v1/runs', RunListResponse, {
+          limit: options.limit,
+          all: options.all,
+          query: { benchmark: detail.id },
+        });
+        detail.runs = runs.items.map((r) => ({
+          id: r.id,
+          name: r.name,
+          status: r.status,
+          created_at: r.created_at,
+          finished_at: r.finished_at,
+          task_count: r.task_count,
+        }));
+        detail.run_count = runs.total_count;
+        printObject(
+          ctx,
+          benchmarkInfoData(detail, runs),
+          (_data, s) => renderBenchmarkInfo(detail, s, null, ctx.color),
+          () => benchmarkInfoPlain(detail),
+        );
+      },
     );
-  });
 }
 
 /** `benchmark sync KEY [--wait]`: retry a failed sync. */

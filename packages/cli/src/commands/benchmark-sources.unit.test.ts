@@ -106,6 +106,7 @@ describe('benchmark info', () => {
       tasks: [],
       leaderboard: [],
       leaderboard_unranked: [],
+      leaderboard_imported: [],
       runs: [
         {
           id: 'r1',
@@ -172,6 +173,7 @@ describe('benchmark info', () => {
       attempts_per_task: 1,
       task_set: 'full',
       tasks_scored: 3,
+      imported: false,
     });
     const detail: BenchmarkDetail = {
       ...base,
@@ -180,6 +182,7 @@ describe('benchmark info', () => {
       tasks: [],
       leaderboard: [1, 2, 3].map(entry),
       leaderboard_unranked: [],
+      leaderboard_imported: [],
       // the API sent the newest 3 of 25 runs
       runs: [1, 2, 3].map(run),
       run_count: 25,

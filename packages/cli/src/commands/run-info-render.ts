@@ -71,6 +71,14 @@ function runHead(run: RunInfo, s: Style, color: boolean): string {
       ['Run', `${run.name} (${run.id})`],
       ['Benchmark', `${run.benchmark_name} (${run.benchmark_key})`],
       ['Status', statusText(run.status, s) + (run.error_message ? ` — ${run.error_message}` : '')],
+      ...(run.import_info
+        ? [
+            [
+              'Imported',
+              `from Harbor job ${run.import_info.job_name ?? run.import_info.job_id ?? '(unnamed)'}: ${run.import_info.imported_attempts} of ${run.import_info.trials} trials (tasks matched by name)`,
+            ] as [string, string],
+          ]
+        : []),
       // why queued work does not move (no live worker, no engine), and a run kept off the leaderboard
       ...run.waiting.map((w): [string, string] => ['Waiting', s.yellow(w.message)]),
       ...(run.waiting_reason ? [['Waiting', s.yellow(run.waiting_reason)] as [string, string]] : []),

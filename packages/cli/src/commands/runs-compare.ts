@@ -19,7 +19,7 @@ import { renderKeyValue, renderTable } from '../table.ts';
 
 export function renderComparison(c: RunComparison, s: Style, color: boolean): string {
   const name = (side: RunComparison['a']) =>
-    `${side.label} — agent ${side.agent_index} of run ${side.run_name}`;
+    `${side.label} — agent ${side.agent_index} of run ${side.run_name}${side.imported ? ' (imported from Harbor)' : ''}`;
   const head = renderKeyValue(
     [
       ['A', name(c.a)],

@@ -13,12 +13,17 @@ import { progressText, renderRunInfo, statusText } from './run-info-render.ts';
 import { runInfoData, runInfoPlain, runItem } from './run-shapes.ts';
 import { registerRunsAttempts } from './runs-attempts.ts';
 import { registerRunsCompare } from './runs-compare.ts';
+import { registerRunsImport } from './runs-import.ts';
 import { registerRunsLogs } from './runs-logs.ts';
 import { registerRunsRetry } from './runs-retry.ts';
 
-/** After a run's status in `runs list`: kept off the leaderboard, or waiting for a worker or an engine. */
-function faultNote(run: { unranked_reason: string | null; waiting: { reason: string }[] }, s: Style): string {
+/** After a run's status in `runs list`: imported, kept off the leaderboard, or waiting for a worker or an engine. */
+function faultNote(
+  run: { unranked_reason: string | null; waiting: { reason: string }[]; imported?: boolean },
+  s: Style,
+): string {
   const notes: string[] = [];
+  if (run.imported) notes.push('imported');
   if (run.unranked_reason) notes.push('not ranked');
   if (run.waiting.some((w) => w.reason === 'no_live_worker')) notes.push('no live worker');
   else if (run.waiting.some((w) => w.reason === 'engine_unavailable')) notes.push('waiting for engine');
@@ -157,5 +162,6 @@ export function registerRuns(benchmark: Command): Command {
   registerRunsAttempts(runs);
   registerRunsCompare(runs);
   registerRunsRetry(runs);
+  registerRunsImport(runs);
   return runs;
 }

@@ -64,6 +64,7 @@ const progress = {
 };
 
 const run: RunSummary = {
+  imported: false,
   id: 'r1',
   name: 'bright-otter',
   status: 'running',
@@ -91,6 +92,7 @@ const run: RunSummary = {
 };
 
 const entry: LeaderboardEntry = {
+  imported: false,
   rank: 1,
   tied: false,
   rank_label: '#1',
@@ -164,6 +166,7 @@ describe('benchmark shapes', () => {
       ] as unknown as BenchmarkDetail['tasks'],
       leaderboard: [entry],
       leaderboard_unranked: [],
+      leaderboard_imported: [],
       runs: [],
     };
     const data = benchmarkInfoData(detail, { items: [run], total_count: 7 });

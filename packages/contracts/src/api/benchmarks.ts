@@ -256,6 +256,12 @@ export const BenchmarkDetail = Benchmark.extend({
     .describe(
       "newer finished runs left off the leaderboard for their errors, with why (the leaderboard's `unranked`)",
     ),
+  leaderboard_imported: z
+    .array(LeaderboardEntry)
+    .default([])
+    .describe(
+      "with `include_imported`: imported runs ranked among themselves (the leaderboard's `imported_entries`)",
+    ),
   runs: z
     .array(
       BenchmarkRunRef.extend({

@@ -260,6 +260,10 @@ export const LeaderboardEntry = z.object({
     .describe(
       'Whether the score is comparable with published terminus-2 scores; null when the benchmark has none',
     ),
+  imported: z
+    .boolean()
+    .default(false)
+    .describe("the entry's run was imported from a Harbor job directory (ranked apart, when asked for)"),
 });
 export type LeaderboardEntry = z.infer<typeof LeaderboardEntry>;
 
@@ -294,6 +298,12 @@ export const Leaderboard = z.object({
     )
     .describe('the columns at least one entry has a value for'),
   entries: z.array(LeaderboardEntry).describe('One entry per (harness, model), best rank first'),
+  imported_entries: z
+    .array(LeaderboardEntry)
+    .default([])
+    .describe(
+      'with `include_imported`: entries of imported runs, ranked among themselves, never among the runs made here; empty otherwise',
+    ),
   max_errored_share: z
     .number()
     .describe('a run whose errored share (errored / scored attempts) is over this is listed, not ranked'),

@@ -78,6 +78,10 @@ export const CompareSide = z.object({
   harness: z.string().describe("The agent's harness"),
   model: z.string().describe("The agent's model"),
   label: z.string().describe('`model (harness)`'),
+  imported: z
+    .boolean()
+    .default(false)
+    .describe("the side's run was imported from a Harbor job directory, not run here"),
 });
 export type CompareSide = z.infer<typeof CompareSide>;
 

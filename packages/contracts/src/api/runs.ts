@@ -6,6 +6,7 @@ import { RunStatusName } from '../run-statuses.ts';
 import { EventCursor, listOf, MAX_PAGE_SIZE, PageQuery, Timestamp } from './common.ts';
 import { ProgressSnapshot, RunResults, StreamRunEvent } from './results.ts';
 import { RunEventAttemptFields } from './run-event-attempts.ts';
+import { RunImportInfo } from './runs-import.ts';
 import { RunFaults } from './workers.ts';
 
 export const AttemptStatusName = z.enum(['queued', 'running', 'finished', 'cancelled']);
@@ -63,6 +64,10 @@ export const RunSummary = z.object({
     .nullable()
     .describe("(upstream's `creator_email`)")
     .describe('E-mail of the user who submitted it; null when that account is gone'),
+  imported: z
+    .boolean()
+    .default(false)
+    .describe('read from a Harbor job directory (`runs import`), not run on the platform'),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -197,6 +202,9 @@ export const RunInfo = RunSummary.extend({
   judge_model: z.string().nullable().describe('Model of the judge for judged benchmarks; null when none'),
   error_message: z.string().nullable().describe('Why the run failed or stopped; null otherwise'),
   max_cost_usd: z.number().nullable().optional().describe('`[execution] max_cost_usd`; null: no budget'),
+  import_info: RunImportInfo.nullable()
+    .optional()
+    .describe('where an imported run came from and what did not match; null for runs made here'),
   stop_reason: z
     .string()
     .nullable()

@@ -23,8 +23,9 @@ export interface UnrankedCandidate extends LeaderboardCandidate {
 
 /** The agents a leaderboard may draw on: of finished runs of the benchmark (in its workspace) on
  * the full task set or a whole recommended named set (not narrowed by task_names or categories),
- * with each agent's errored and scored attempt counts. */
-function qualifyingRuns(benchmarkId: string): Prisma.Sql {
+ * with each agent's errored and scored attempt counts. Imported runs (read from a Harbor job
+ * directory) and runs made here are never candidates together: `imported` says which. */
+function qualifyingRuns(benchmarkId: string, imported: boolean): Prisma.Sql {
   return Prisma.sql`
     SELECT ra.id::text AS agent_id, ra.harness, ra.model, ra.index AS agent_index, r.id::text AS run_id,
       r.name AS run_name, r.finished_at, r.created_at, r.attempts_per_task,
@@ -40,6 +41,7 @@ function qualifyingRuns(benchmarkId: string): Prisma.Sql {
     ) c ON TRUE
     WHERE r.benchmark_id = ${benchmarkId}::uuid
       AND r.status = 'finished'
+      AND r.imported = ${imported}
       AND (
         (r.selection ->> 'full_set')::boolean IS TRUE
         OR (
@@ -62,12 +64,13 @@ export async function leaderboardCandidates(
   db: Db,
   benchmarkId: string,
   maxErroredShare = 1,
+  imported = false,
 ): Promise<LeaderboardCandidate[]> {
   await foldRollups(db);
   return db.$queryRaw<LeaderboardCandidate[]>`
     SELECT DISTINCT ON (q.harness, q.model)
       q.agent_id, q.harness, q.model, q.run_id, q.run_name, q.finished_at, q.attempts_per_task, q.task_set
-    FROM (${qualifyingRuns(benchmarkId)}) q
+    FROM (${qualifyingRuns(benchmarkId, imported)}) q
     WHERE q.scored = 0 OR q.errored::float8 / q.scored <= ${maxErroredShare}
     ORDER BY q.harness, q.model, q.finished_at DESC NULLS LAST, q.created_at DESC, q.agent_index`;
 }
@@ -86,7 +89,7 @@ export async function unrankedCandidates(
     SELECT DISTINCT ON (q.harness, q.model)
       q.agent_id, q.harness, q.model, q.run_id, q.run_name, q.finished_at, q.attempts_per_task, q.task_set,
       q.errored, q.scored
-    FROM (${qualifyingRuns(benchmarkId)}) q
+    FROM (${qualifyingRuns(benchmarkId, false)}) q
     WHERE q.scored > 0 AND q.errored::float8 / q.scored > ${maxErroredShare}
     ORDER BY q.harness, q.model, q.finished_at DESC NULLS LAST, q.created_at DESC, q.agent_index`;
 }
