@@ -16,6 +16,7 @@ import {
 } from '@osmosis/core';
 import { appendRunEvents, type Db } from '@osmosis/db';
 import { isUniqueViolation } from './db-errors.ts';
+import { buildRunLockRecord } from './run-lock-record.ts';
 import type { TaskRow } from './submit-benchmark.ts';
 import type { Caller, Prepared } from './submit-prepare.ts';
 import { modelLabel } from './submit-preview.ts';
@@ -58,6 +59,7 @@ export async function createRun(db: Db, caller: Caller, body: SubmitRunBody, pre
     description: resolved.selection.description,
   };
   // a supplied value has no record: its entry marks it (`{provided: true}`), the value is in run_secret_values
+  const lock = await buildRunLockRecord(db, prepared, null);
   const secretRefs = Object.fromEntries(
     [...secrets.values()].map((s) => [s.name, s.id === PROVIDED_SECRET_ID ? { provided: true } : s.id]),
   );
@@ -93,6 +95,7 @@ export async function createRun(db: Db, caller: Caller, body: SubmitRunBody, pre
               judgeModel: resolved.judgeModel,
               maxCostUsd: config.execution.max_cost_usd ?? null,
               secretRefs,
+              lock: lock as object,
               createdById: user.id,
             },
           });
