@@ -79,11 +79,7 @@ export async function runLockFor(db: Db, runId: string): Promise<RunLock | null>
   if (!run || run.lock === null) return null;
   const record = RunLockRecord.parse(run.lock);
   const [images, runs, open] = await Promise.all([
-    db.runImagePin.findMany({
-      where: { runId },
-      select: { reference: true, digest: true },
-      orderBy: { reference: 'asc' },
-    }),
+    runImages(db, runId),
     harnessRuns(db, runId),
     db.attempt.count({ where: { runId, status: { in: ['queued', 'running'] } } }),
   ]);

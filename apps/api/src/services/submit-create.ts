@@ -21,6 +21,7 @@ import type { TaskRow } from './submit-benchmark.ts';
 import type { Caller, Prepared } from './submit-prepare.ts';
 import { modelLabel } from './submit-preview.ts';
 import { PROVIDED_SECRET_ID, storeProvidedSecrets } from './submit-provided-secrets.ts';
+import { copyImagePins, planReuse, reuseKey, writeReusedAttempts } from './submit-reuse.ts';
 
 const ATTEMPT_INSERT_CHUNK = 5000;
 
@@ -43,12 +44,34 @@ function agentSpec(
   };
 }
 
-/** Creates the run, its agents, every planned attempt and its first events in one transaction. */
-export async function createRun(db: Db, caller: Caller, body: SubmitRunBody, prepared: Prepared) {
+export interface CreateRunOptions {
+  /** reproduce: the run whose image pins the new run gets, and no reuse_from */
+  reproduces?: { runId: string };
+}
+
+/**
+ * Creates the run, its agents, every planned attempt (reused ones as copies of the earlier
+ * results: services/submit-reuse.ts) and its first events in one transaction.
+ */
+export async function createRun(
+  db: Db,
+  caller: Caller,
+  body: SubmitRunBody,
+  prepared: Prepared,
+  options: CreateRunOptions = {},
+) {
   const { config, resolved, benchmark, secrets } = prepared;
   const { workspace, user } = caller;
   const tasks = resolved.selection.tasks;
-  const plan = planAttempts(config.agents.length, tasks, config.execution.attempts_per_task);
+  const reuseFrom = options.reproduces ? null : (body.reuse_from ?? config.execution.reuse_from ?? null);
+  const lock = await buildRunLockRecord(db, prepared, reuseFrom);
+  const reuse = reuseFrom
+    ? await planReuse(db, workspace.id, reuseFrom, prepared, lock, body.file_name)
+    : null;
+  const reused = reuse?.attempts.size ?? 0;
+  const plan = planAttempts(config.agents.length, tasks, config.execution.attempts_per_task).filter(
+    (p) => !reuse?.attempts.has(reuseKey(p.agentIndex, p.task.id, p.index)),
+  );
   const selection: RunSelection = {
     mode: resolved.selection.mode,
     full_set: resolved.selection.mode === 'full',
@@ -59,7 +82,6 @@ export async function createRun(db: Db, caller: Caller, body: SubmitRunBody, pre
     description: resolved.selection.description,
   };
   // a supplied value has no record: its entry marks it (`{provided: true}`), the value is in run_secret_values
-  const lock = await buildRunLockRecord(db, prepared, null);
   const secretRefs = Object.fromEntries(
     [...secrets.values()].map((s) => [s.name, s.id === PROVIDED_SECRET_ID ? { provided: true } : s.id]),
   );
@@ -96,6 +118,7 @@ export async function createRun(db: Db, caller: Caller, body: SubmitRunBody, pre
               maxCostUsd: config.execution.max_cost_usd ?? null,
               secretRefs,
               lock: lock as object,
+              reusedFromRunId: reuse?.sourceRunId ?? null,
               createdById: user.id,
             },
           });
@@ -127,20 +150,24 @@ export async function createRun(db: Db, caller: Caller, body: SubmitRunBody, pre
               })),
             });
           }
+          if (reuse) await writeReusedAttempts(tx, run.id, agentIds, reuse);
+          else if (options.reproduces) await copyImagePins(tx, options.reproduces.runId, run.id);
           const queued = await tx.run.update({ where: { id: run.id }, data: { status: 'queued' } });
           await appendRunEvents(tx, [
             {
               runId: run.id,
               level: 'info',
               step: 'run.submitted',
-              message: `run submitted by ${user.email}: ${benchmark.key}, ${resolved.selection.description}, ${config.agents.length} agent${config.agents.length === 1 ? '' : 's'} × ${config.execution.attempts_per_task} attempt${config.execution.attempts_per_task === 1 ? '' : 's'} per task = ${plan.length} attempts`,
+              message: `run submitted by ${user.email}: ${benchmark.key}, ${resolved.selection.description}, ${config.agents.length} agent${config.agents.length === 1 ? '' : 's'} × ${config.execution.attempts_per_task} attempt${config.execution.attempts_per_task === 1 ? '' : 's'} per task = ${plan.length + reused} attempts${reuse ? `, ${reused} taken over from run ${reuse.sourceName}` : ''}`,
               details: {
                 file_name: body.file_name,
                 benchmark: benchmark.key,
                 task_count: tasks.length,
                 agents: prepared.preview.agents.map((a) => ({ harness: a.harness, model: a.model })),
                 attempts_per_task: config.execution.attempts_per_task,
-                total_attempts: plan.length,
+                total_attempts: plan.length + reused,
+                reused_attempts: reused,
+                reused_from: reuse?.sourceName ?? null,
                 max_concurrent_attempts: config.execution.max_concurrent_attempts,
                 secrets: prepared.preview.secrets.map((s) => ({
                   name: s.name,

@@ -293,7 +293,7 @@ export type SseEventType = (typeof SSE_EVENT_TYPES)[number];
 // Downloads
 
 /** `trajectories`: each attempt's ATIF trajectory (agent/trajectory.json, a step's too), the artifacts alone */
-export const DownloadType = z.enum(['summary', 'results', 'artifacts', 'logs', 'trajectories']);
+export const DownloadType = z.enum(['summary', 'results', 'artifacts', 'logs', 'trajectories', 'lock']);
 export type DownloadType = z.infer<typeof DownloadType>;
 export const DEFAULT_DOWNLOAD_TYPES: readonly DownloadType[] = ['summary', 'results'];
 

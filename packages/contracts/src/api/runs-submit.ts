@@ -36,6 +36,8 @@ export const SubmitRunBody = z.strictObject({
   /** the file's path as the user named it, used in error messages */
   file_name: z.string().min(1).max(1024).default('config.toml'),
   secrets: z.strictObject({ provided: ProvidedSecrets.default({}) }).optional(),
+  /** `--reuse-from RUN`: overrides the config's `[execution] reuse_from` */
+  reuse_from: z.string().trim().min(1).max(200).optional(),
 });
 export type SubmitRunBody = z.infer<typeof SubmitRunBody>;
 

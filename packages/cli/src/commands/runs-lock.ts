@@ -1,0 +1,75 @@
+// `osmosis benchmark runs lock RUN [--json]`: the run's lock (GET /v1/runs/:name/lock) — its
+// fingerprint, task and image digests, harness versions, judge and effective config. `--json`
+// gives the whole lock as the API returns it (the data of the CLI's envelope).
+import type { RunLock } from '@osmosis/contracts';
+import type { Command } from 'commander';
+import { authenticatedClient } from '../api.ts';
+import { contextOf } from '../context.ts';
+import { printObjectAs } from '../output.ts';
+import type { Style } from '../style.ts';
+
+const short = (digest: string | null) =>
+  digest ? digest.replace(/^sha256:/, '').slice(0, 12) : 'local, no digest';
+
+function agentLine(agent: RunLock['agents'][number]): string {
+  const model = agent.model.name ? ` ${agent.model.name}` : '';
+  const versions = [...new Set(agent.runs.map((r) => r.version))];
+  const tools = [
+    ...new Set(agent.runs.flatMap((r) => Object.entries(r.tools).map(([n, v]) => `${n} ${v ?? '?'}`))),
+  ];
+  const ran = versions.length ? ` · version ${versions.join(', ')}` : ' · not run yet';
+  return `${agent.index} ${agent.harness}${model}${ran}${tools.length ? ` · ${tools.join(', ')}` : ''}`;
+}
+
+/** The lock for people: the fingerprint first, then what it covers. */
+export function renderRunLock(lock: RunLock, s: Style): string {
+  const x = lock.execution;
+  const lines = [
+    `${s.bold('Fingerprint')} ${lock.fingerprint}${lock.complete ? '' : s.yellow(' (run not ended: images and versions may still be added)')}`,
+    `Run          ${lock.run.name} (${lock.run.status})`,
+    `Platform     ${lock.platform.version}${lock.platform.commit ? ` @ ${lock.platform.commit}` : ''}`,
+    `Benchmark    ${lock.benchmark.key} (${lock.benchmark.source.kind}${lock.benchmark.source.commit ? ` @ ${lock.benchmark.source.commit}` : ''})`,
+    `Execution    ${x.attempts_per_task} attempt(s) per task · timeout ×${x.timeout_multiplier} · pass threshold ${x.pass_threshold}${x.reuse_from ? ` · reused from ${x.reuse_from}` : ''}`,
+    `Judge        ${lock.judge.model ?? 'none'}`,
+    '',
+    s.bold(`Tasks (${lock.tasks.length})`),
+    ...lock.tasks.map((t) => `  ${t.name}  ${short(t.digest)}${t.image ? `  ${t.image}` : ''}`),
+    '',
+    s.bold(`Images (${lock.images.length})`),
+    ...(lock.images.length
+      ? lock.images.map((i) => `  ${i.reference}  ${short(i.digest)}`)
+      : ['  none recorded yet']),
+    '',
+    s.bold('Agents'),
+    ...lock.agents.map((a) => `  ${agentLine(a)}`),
+  ];
+  return lines.join('\n');
+}
+
+export function registerRunsLock(runs: Command): void {
+  runs
+    .command('lock <name>')
+    .description(
+      "The run's lock: its fingerprint, task and image digests, harness versions, judge and effective config (secrets by name)",
+    )
+    .action(async (name: string, _options, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const client = authenticatedClient(ctx);
+      const { RunLockResponse } = await import('@osmosis/contracts');
+      const res = await client.get(`/v1/runs/${encodeURIComponent(name)}/lock`, RunLockResponse);
+      printObjectAs(
+        ctx,
+        res.data,
+        {
+          plain: (lock) => [
+            ['Fingerprint', lock.fingerprint],
+            ['Run', lock.run.name],
+            ['Complete', String(lock.complete)],
+            ...lock.tasks.map((t): [string, string] => [`Task ${t.name}`, t.digest]),
+            ...lock.images.map((i): [string, string] => [`Image ${i.reference}`, i.digest ?? '']),
+          ],
+        },
+        renderRunLock,
+      );
+    });
+}
