@@ -14,7 +14,7 @@ import { meRoutes } from './me.ts';
 import { memberRoutes } from './members.ts';
 import { queueRoutes } from './queues.ts';
 import { resultRoutes } from './results.ts';
-import { runLockRoutes } from './run-lock.ts';
+import { runLockRoutes, runReproduceRoutes } from './run-lock.ts';
 import { runRoutes } from './runs.ts';
 import { runCompareRoutes } from './runs-compare.ts';
 import { runRetryRoutes } from './runs-retry.ts';
@@ -52,5 +52,6 @@ export const routes: FastifyPluginAsyncZod[] = [
   invitationRoutes,
   userRoutes,
   runLockRoutes,
+  runReproduceRoutes,
   // append route modules above this line, one per line
 ];

@@ -1,11 +1,12 @@
-// `osmosis benchmark runs lock RUN [--json]`: the run's lock (GET /v1/runs/:name/lock) — its
+// `osmosis benchmark runs lock RUN [--json]` and `runs reproduce RUN`.
+// `runs lock`: the run's lock (GET /v1/runs/:name/lock) — its
 // fingerprint, task and image digests, harness versions, judge and effective config. `--json`
 // gives the whole lock as the API returns it (the data of the CLI's envelope).
 import type { RunLock } from '@osmosis/contracts';
 import type { Command } from 'commander';
 import { authenticatedClient } from '../api.ts';
 import { contextOf } from '../context.ts';
-import { printObjectAs } from '../output.ts';
+import { printAction, printObjectAs, step } from '../output.ts';
 import type { Style } from '../style.ts';
 
 const short = (digest: string | null) =>
@@ -71,5 +72,41 @@ export function registerRunsLock(runs: Command): void {
         },
         renderRunLock,
       );
+    });
+}
+
+/** `runs reproduce RUN`: its config submitted again as a new run, checked against its lock. */
+export function registerRunsReproduce(runs: Command): void {
+  runs
+    .command('reproduce <name>')
+    .description(
+      "Submit a run's config again as a new run with the same images, after checking its lock\n" +
+        '(refused, naming each task, when a task changed since). Compare the fingerprints with `runs lock`.',
+    )
+    .action(async (name: string, _options, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const client = authenticatedClient(ctx);
+      const { SubmitRunResponse } = await import('@osmosis/contracts');
+      const path = `/v1/runs/${encodeURIComponent(name)}/reproduce`;
+      const run = (await client.post(path, SubmitRunResponse, { body: {}, timeoutMs: 180_000 })).data;
+      printAction(ctx, {
+        status: 'success',
+        operation: 'benchmark.reproduce',
+        resource: {
+          id: run.id,
+          name: run.name,
+          status: run.status,
+          reproduces: name,
+          task_count: run.task_count,
+          total_attempts: run.total_attempts,
+          platform_url: run.platform_url,
+        },
+        message: `Benchmark run ${name} reproduced as ${run.name}`,
+        display: [`Status: ${run.status}`, `Check status with: osmosis benchmark runs info ${run.name}`],
+        next_steps_structured: [
+          step('Check status', `osmosis benchmark runs info ${run.name}`),
+          step('Its lock, to compare', `osmosis benchmark runs lock ${run.name}`),
+        ],
+      });
     });
 }

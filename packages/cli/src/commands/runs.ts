@@ -13,7 +13,7 @@ import { progressText, renderRunInfo, statusText } from './run-info-render.ts';
 import { runInfoData, runInfoPlain, runItem } from './run-shapes.ts';
 import { registerRunsAttempts } from './runs-attempts.ts';
 import { registerRunsCompare } from './runs-compare.ts';
-import { registerRunsLock } from './runs-lock.ts';
+import { registerRunsLock, registerRunsReproduce } from './runs-lock.ts';
 import { registerRunsLogs } from './runs-logs.ts';
 import { registerRunsRetry } from './runs-retry.ts';
 
@@ -159,5 +159,6 @@ export function registerRuns(benchmark: Command): Command {
   registerRunsCompare(runs);
   registerRunsRetry(runs);
   registerRunsLock(runs);
+  registerRunsReproduce(runs);
   return runs;
 }
