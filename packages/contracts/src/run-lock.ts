@@ -75,6 +75,8 @@ export type RunLockHarnessRun = z.infer<typeof RunLockHarnessRun>;
 export const RunLockAgent = z.object({
   index: z.number().int().nonnegative(),
   harness: z.string(),
+  /** the platform's version of the harness at submit (terminus-2's own; the platform's for the others) */
+  harness_version: z.string(),
   model: RunLockModel,
   params: z.record(z.string(), z.unknown()),
   /** literal env values as configured (run-wide env merged in) */

@@ -11,6 +11,7 @@ import {
   type RunLockAgent,
   type RunLockRecord,
   type RunLockSource,
+  TERMINUS2_HARNESS_VERSION,
 } from '@osmosis/contracts';
 import { agentSecretNames } from '@osmosis/core';
 import type { Db } from '@osmosis/db';
@@ -106,6 +107,7 @@ function lockAgent(config: RunConfig, index: number, harness: string): RunLockAg
   return {
     index,
     harness,
+    harness_version: harness === 'terminus-2' ? TERMINUS2_HARNESS_VERSION : PLATFORM.version,
     model,
     params: { ...(agent.params ?? {}) },
     env: effectiveEnv(config, index),

@@ -103,6 +103,8 @@ export const AttemptInfo = z.object({
   steps: AttemptSteps.optional(),
   /** how its environment image was had: pulled (with the run's pinned digest) or built, and why */
   image: AttemptImage.nullable().optional(),
+  /** the earlier run's attempt whose result this one took over (`reuse_from`); null: it ran here */
+  reused_from: z.string().nullable().optional(),
 });
 export type AttemptInfo = z.infer<typeof AttemptInfo>;
 
@@ -146,6 +148,11 @@ export const RunInfo = RunSummary.extend({
   /** the digest the run's first pull of each image got: every attempt of the run ran that image */
   image_pins: z
     .array(z.object({ reference: z.string(), digest: z.string(), pinned_at: Timestamp }))
+    .optional(),
+  /** the run whose finished attempts this one took over (`reuse_from`), and how many */
+  reused_from: z
+    .object({ run: z.string().nullable(), attempts: z.number().int().nonnegative() })
+    .nullable()
     .optional(),
 });
 export type RunInfo = z.infer<typeof RunInfo>;

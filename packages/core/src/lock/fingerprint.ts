@@ -11,6 +11,7 @@ const sha256Hex = (text: string) => createHash('sha256').update(text).digest('he
 function agentRecipe(agent: RunLockAgent) {
   return {
     harness: agent.harness,
+    harness_version: agent.harness_version,
     model: { type: agent.model.type, name: agent.model.name },
     params: agent.params,
     env: agent.env,

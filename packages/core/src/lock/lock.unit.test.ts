@@ -29,6 +29,7 @@ function lock(): Omit<RunLock, 'fingerprint'> {
       {
         index: 0,
         harness: 'terminus-2',
+        harness_version: '2.0.0-parity.1',
         model: {
           type: 'endpoint',
           name: 'm',
