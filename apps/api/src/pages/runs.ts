@@ -31,6 +31,7 @@ import { qualitySection } from './quality.ts';
 import { runCharts } from './run-charts.ts';
 import { comparisonSection } from './run-compare.ts';
 import { imagePinsLine } from './run-images.ts';
+import { lockLine } from './run-lock.ts';
 import { retryRunForm } from './run-retry.ts';
 import { lastStepsHref, parseTrajectory, trajectorySection, verifierOutput } from './trajectory-view.ts';
 
@@ -126,7 +127,7 @@ export async function runPage(
   const pageNo = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
   const terminal = isTerminalRunStatus(results.status);
   // independent reads, side by side (one Promise.all: a failure of one is never left unhandled)
-  const [faultsByRun, { tasks, categories, totalTasks, attempts }, comparison, retry, charts] =
+  const [faultsByRun, { tasks, categories, totalTasks, attempts }, comparison, retry, charts, lock] =
     await Promise.all([
       faultsOfRuns(db, [{ id: run.id, status: results.status, progress: results.progress }], {
         maxErroredShare: ctx.app.config.rankedMaxErroredShare,
@@ -141,6 +142,7 @@ export async function runPage(
       comparisonSection(ctx, name, results.agents, query),
       terminal ? retryRunForm(ctx, name) : '',
       runCharts(db, run.id, results),
+      lockLine(db, run.id, `/runs/${enc(name)}`, run.reusedFrom),
     ]);
   const faults = faultsByRun.get(run.id)!;
   const cells = new Map<string, GridAttempt[]>();
@@ -196,7 +198,7 @@ ${pages > 1 ? html`<nav class="pager">${pageNo > 1 ? html`<a href="${link({ page
 <div id="live" data-stream="${self}/stream" data-version="${results.status}:${p.done}:${p.running}">
 <dl><dt>Status</dt><dd>${statusBadge(results.status)} ${run.errorMessage ? html`<span class="err">${run.errorMessage}</span>` : ''}</dd>
 ${faultLines(faults)}${run.waitingReason ? html`<dt>Waiting</dt><dd><span class="err">${run.waitingReason}</span></dd>` : ''}
-<dt>Benchmark</dt><dd><a href="/benchmarks/${enc(run.benchmark.key)}">${run.benchmark.name}</a></dd>${imagePinsLine(run.imagePins)}
+<dt>Benchmark</dt><dd><a href="/benchmarks/${enc(run.benchmark.key)}">${run.benchmark.name}</a></dd>${imagePinsLine(run.imagePins)}${lock}
 <dt>Progress</dt><dd>${progressBar(p)} · ${p.running} running · ${p.queued} queued</dd>
 <dt>Duration</dt><dd>${duration(results.duration_ms)} (created ${when(results.created_at)}${results.finished_at ? html`, finished ${when(results.finished_at)}` : ''})</dd>
 <dt>Tasks × attempts</dt><dd>${results.task_count} × ${k}, pass threshold ${run.passThreshold}, concurrency ${run.maxConcurrentAttempts}</dd>

@@ -16,6 +16,7 @@ export function runPageRun(db: Db, workspaceId: string, name: string) {
       waitingReason: true,
       benchmark: { select: { key: true, name: true } },
       imagePins: { select: { reference: true, digest: true }, orderBy: { reference: 'asc' } },
+      reusedFrom: { select: { name: true } },
     },
   });
 }
