@@ -14,14 +14,14 @@ import {
   randomRunBaseName,
   uniqueRunName,
 } from '@osmosis/core';
-import { appendRunEvents, type Db } from '@osmosis/db';
+import { appendRunEvents, type Db, type NewRunEvent } from '@osmosis/db';
 import { isUniqueViolation } from './db-errors.ts';
 import { buildRunLockRecord } from './run-lock-record.ts';
 import type { TaskRow } from './submit-benchmark.ts';
 import type { Caller, Prepared } from './submit-prepare.ts';
 import { modelLabel } from './submit-preview.ts';
 import { PROVIDED_SECRET_ID, storeProvidedSecrets } from './submit-provided-secrets.ts';
-import { copyImagePins, planReuse, reuseKey, writeReusedAttempts } from './submit-reuse.ts';
+import { copyImagePins, planReuse, type ReusePlan, reuseKey, writeReusedAttempts } from './submit-reuse.ts';
 
 const ATTEMPT_INSERT_CHUNK = 5000;
 
@@ -41,6 +41,40 @@ function agentSpec(
     env: effectiveEnv(config, index),
     secret_env: agentSecretNames(config, index),
     verifier_secret_env: verifierSecretEnv,
+  };
+}
+
+/** The run.submitted event: what was submitted, by whom, and what was taken over from an earlier run. */
+function submittedEvent(
+  runId: string,
+  caller: Caller,
+  body: SubmitRunBody,
+  prepared: Prepared,
+  counts: { planned: number; reuse: ReusePlan | null },
+): NewRunEvent {
+  const { config, resolved, benchmark } = prepared;
+  const reused = counts.reuse?.attempts.size ?? 0;
+  const total = counts.planned + reused;
+  const agents = config.agents.length;
+  const k = config.execution.attempts_per_task;
+  return {
+    runId,
+    level: 'info',
+    step: 'run.submitted',
+    message: `run submitted by ${caller.user.email}: ${benchmark.key}, ${resolved.selection.description}, ${agents} agent${agents === 1 ? '' : 's'} × ${k} attempt${k === 1 ? '' : 's'} per task = ${total} attempts${counts.reuse ? `, ${reused} taken over from run ${counts.reuse.sourceName}` : ''}`,
+    details: {
+      file_name: body.file_name,
+      benchmark: benchmark.key,
+      task_count: resolved.selection.tasks.length,
+      agents: prepared.preview.agents.map((a) => ({ harness: a.harness, model: a.model })),
+      attempts_per_task: k,
+      total_attempts: total,
+      reused_attempts: reused,
+      reused_from: counts.reuse?.sourceName ?? null,
+      max_concurrent_attempts: config.execution.max_concurrent_attempts,
+      secrets: prepared.preview.secrets.map((s) => ({ name: s.name, scope: s.scope, phases: s.phases })),
+      warnings: prepared.warnings.map((w) => w.code),
+    },
   };
 }
 
@@ -68,7 +102,6 @@ export async function createRun(
   const reuse = reuseFrom
     ? await planReuse(db, workspace.id, reuseFrom, prepared, lock, body.file_name)
     : null;
-  const reused = reuse?.attempts.size ?? 0;
   const plan = planAttempts(config.agents.length, tasks, config.execution.attempts_per_task).filter(
     (p) => !reuse?.attempts.has(reuseKey(p.agentIndex, p.task.id, p.index)),
   );
@@ -154,29 +187,7 @@ export async function createRun(
           else if (options.reproduces) await copyImagePins(tx, options.reproduces.runId, run.id);
           const queued = await tx.run.update({ where: { id: run.id }, data: { status: 'queued' } });
           await appendRunEvents(tx, [
-            {
-              runId: run.id,
-              level: 'info',
-              step: 'run.submitted',
-              message: `run submitted by ${user.email}: ${benchmark.key}, ${resolved.selection.description}, ${config.agents.length} agent${config.agents.length === 1 ? '' : 's'} × ${config.execution.attempts_per_task} attempt${config.execution.attempts_per_task === 1 ? '' : 's'} per task = ${plan.length + reused} attempts${reuse ? `, ${reused} taken over from run ${reuse.sourceName}` : ''}`,
-              details: {
-                file_name: body.file_name,
-                benchmark: benchmark.key,
-                task_count: tasks.length,
-                agents: prepared.preview.agents.map((a) => ({ harness: a.harness, model: a.model })),
-                attempts_per_task: config.execution.attempts_per_task,
-                total_attempts: plan.length + reused,
-                reused_attempts: reused,
-                reused_from: reuse?.sourceName ?? null,
-                max_concurrent_attempts: config.execution.max_concurrent_attempts,
-                secrets: prepared.preview.secrets.map((s) => ({
-                  name: s.name,
-                  scope: s.scope,
-                  phases: s.phases,
-                })),
-                warnings: prepared.warnings.map((w) => w.code),
-              },
-            },
+            submittedEvent(run.id, caller, body, prepared, { planned: plan.length, reuse }),
             { runId: run.id, level: 'info', step: 'run.queued', message: 'run queued for dispatch' },
           ]);
           return queued;
