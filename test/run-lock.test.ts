@@ -19,6 +19,7 @@ import type { RunningWorker } from '@osmosis/worker/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBenchmark, runEnded, submitRun } from './helpers/runs.ts';
 import { startTestWorker } from './helpers/worker.ts';
+import { get, signIn } from './pages-support.ts';
 
 const SAMPLE_DIR = path.resolve(import.meta.dirname, '../examples/benchmarks/sample');
 
@@ -286,5 +287,19 @@ describe('reuse_from: completing a sweep stopped halfway', { timeout: 1_200_000 
     const col = header.indexOf('reused_from');
     expect(col).toBeGreaterThan(-1);
     expect(lines.slice(1).filter((l) => l.split(',')[col] !== '').length).toBe(taken.length);
+
+    // the run page: its fingerprint, lock.json, the run it took over from, each reused attempt marked
+    const who = await signIn(api.url, owner.token);
+    const runPage = await get(api.url, `/runs/${next}`, who);
+    expect(runPage.status).toBe(200);
+    expect(runPage.text).toContain(lock.fingerprint);
+    expect(runPage.text).toContain(`${taken.length} finished attempt(s) taken over from run`);
+    expect(runPage.text.match(/reused from an earlier run'?"/g)?.length ?? 0).toBe(taken.length);
+    const lockFile = await get(api.url, `/runs/${next}/files/lock.json`, who);
+    expect(RunLock.parse(JSON.parse(lockFile.text)).fingerprint).toBe(lock.fingerprint);
+    // runs info marks them too
+    const info = await cli(['benchmark', 'runs', 'info', next]);
+    expect(info.out).toContain(`${taken.length} finished attempt(s) taken over from run ${name}`);
+    expect(info.out.match(/\(reused\)/g)?.length ?? 0).toBe(taken.length);
   });
 });

@@ -93,6 +93,7 @@ type GridAttempt = {
   status: string;
   outcome: string | null;
   reward: number | null;
+  reusedFromAttemptId: string | null;
 };
 
 const LABEL: Record<string, string> = {
@@ -106,8 +107,9 @@ const LABEL: Record<string, string> = {
 
 function attemptBadge(runName: string, a: GridAttempt) {
   const state = a.outcome ?? a.status;
-  const title = `try ${a.index + 1}: ${state}${a.reward !== null ? `, reward ${a.reward}` : ''}`;
-  return html`<a class="b ${state}" href="/runs/${enc(runName)}/attempts/${a.id}" title="${title}">${LABEL[state] ?? state}</a>`;
+  const reused = a.reusedFromAttemptId !== null;
+  const title = `try ${a.index + 1}: ${state}${a.reward !== null ? `, reward ${a.reward}` : ''}${reused ? ', reused from an earlier run' : ''}`;
+  return html`<a class="b ${state}" href="/runs/${enc(runName)}/attempts/${a.id}" title="${title}">${LABEL[state] ?? state}${reused ? ' ↺' : ''}</a>`;
 }
 
 export async function runPage(
@@ -179,7 +181,7 @@ export async function runPage(
 <label>Category <select name="category"><option value="">all</option>${categories.map(
     (c) => html`<option${c.category === category ? raw(' selected') : ''}>${c.category}</option>`,
   )}</select></label> <button>Filter</button></form>
-<p class="muted">Legend: <span class="b passed">pass</span> <span class="b failed">fail</span> <span class="b errored">error</span> <span class="b running">running</span> <span class="b queued">queued</span> <span class="b cancelled">cancel</span> · ${totalTasks} task(s)</p>
+<p class="muted">Legend: <span class="b passed">pass</span> <span class="b failed">fail</span> <span class="b errored">error</span> <span class="b running">running</span> <span class="b queued">queued</span> <span class="b cancelled">cancel</span> · ↺ reused from an earlier run · ${totalTasks} task(s)</p>
 <table><thead><tr><th>Task</th><th>Category</th>${byIndex.map((a) => html`<th>${a.label}</th>`)}</tr></thead><tbody>${tasks.map(
     (task) =>
       html`<tr><td>${task.name}</td><td>${task.category ?? '–'}</td>${byIndex.map(

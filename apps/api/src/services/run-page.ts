@@ -69,6 +69,7 @@ export async function runGrid(
           status: true,
           outcome: true,
           reward: true,
+          reusedFromAttemptId: true,
         },
         orderBy: { index: 'asc' },
       })
