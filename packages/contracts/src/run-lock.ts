@@ -33,14 +33,10 @@ export const RunLockTask = z.object({
 });
 export type RunLockTask = z.infer<typeof RunLockTask>;
 
-/**
- * An image the run's attempts were given: a registry image with the manifest digest the run
- * pinned (every attempt got that one), or an image the worker had and never pulled (a local
- * base image, digest null: it counts by reference only).
- */
+/** A registry image the run pinned, and the manifest digest every attempt got. */
 export const RunLockImage = z.object({
   reference: z.string(),
-  digest: z.string().nullable(),
+  digest: z.string(),
 });
 export type RunLockImage = z.infer<typeof RunLockImage>;
 

@@ -52,22 +52,17 @@ async function harnessRuns(db: Db, runId: string): Promise<Map<number, RunLockHa
   );
 }
 
-/** The images the run pinned, and those its attempts were given without a pull (digest null). */
+/**
+ * The registry images the run pinned (run_image_pins: every attempt got exactly these digests).
+ * Built images are not listed: a task's env_digest is its image's identity. Read from the pins
+ * alone, never the run's attempts, so a lock costs the same at 300,000 attempts.
+ */
 async function runImages(db: Db, runId: string): Promise<RunLock['images']> {
-  const [pins, supplied] = await Promise.all([
-    db.runImagePin.findMany({ where: { runId }, select: { reference: true, digest: true } }),
-    db.$queryRaw<{ reference: string }[]>`
-      SELECT DISTINCT s->>'reference' AS reference
-      FROM attempts a, jsonb_array_elements(
-        CASE WHEN jsonb_typeof(a.image_info->'supplied') = 'array' THEN a.image_info->'supplied' ELSE '[]'::jsonb END
-      ) s
-      WHERE a.run_id = ${runId}::uuid AND jsonb_typeof(s->'reference') = 'string'`,
-  ]);
-  const images = new Map<string, string | null>(supplied.map((s) => [s.reference, null]));
-  for (const pin of pins) images.set(pin.reference, pin.digest);
-  return [...images]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([reference, digest]) => ({ reference, digest }));
+  return db.runImagePin.findMany({
+    where: { runId },
+    select: { reference: true, digest: true },
+    orderBy: { reference: 'asc' },
+  });
 }
 
 /** The run's lock, or null when there is no such run or it was submitted before locks were kept. */

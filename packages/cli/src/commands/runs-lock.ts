@@ -9,8 +9,7 @@ import { contextOf } from '../context.ts';
 import { printAction, printObjectAs, step } from '../output.ts';
 import type { Style } from '../style.ts';
 
-const short = (digest: string | null) =>
-  digest ? digest.replace(/^sha256:/, '').slice(0, 12) : 'local, no digest';
+const short = (digest: string) => digest.replace(/^sha256:/, '').slice(0, 12);
 
 function agentLine(agent: RunLock['agents'][number]): string {
   const model = agent.model.name ? ` ${agent.model.name}` : '';
@@ -67,7 +66,7 @@ export function registerRunsLock(runs: Command): void {
             ['Run', lock.run.name],
             ['Complete', String(lock.complete)],
             ...lock.tasks.map((t): [string, string] => [`Task ${t.name}`, t.digest]),
-            ...lock.images.map((i): [string, string] => [`Image ${i.reference}`, i.digest ?? '']),
+            ...lock.images.map((i): [string, string] => [`Image ${i.reference}`, i.digest]),
           ],
         },
         renderRunLock,
