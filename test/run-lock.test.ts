@@ -278,6 +278,8 @@ describe('reuse_from: completing a sweep stopped halfway', { timeout: 1_200_000 
     // scored as one run of 8 attempts, and the reused ones are marked in results.csv
     const results = await api.request('GET', `/v1/runs/${next}/results`, { token: owner.token });
     expect(results.status).toBe(200);
+    const totals = results.body.data.totals;
+    expect(totals.passed + totals.failed).toBe(8);
     const csv = await api.request('GET', `/v1/runs/${next}/downloads/file?path=results.csv`, {
       token: owner.token,
     });
