@@ -224,7 +224,7 @@ describe('runs download (real API)', () => {
     const usage = await download('calm-heron', { type: 'summary,nope' }).catch((e: unknown) => e);
     expect((usage as CliError).code).toBe('USAGE_ERROR');
     expect((usage as CliError).message).toBe(
-      'Unknown --type value(s): nope. Choose from: summary, results, artifacts, logs, trajectories, all.',
+      'Unknown --type value(s): nope. Choose from: summary, results, artifacts, logs, trajectories, lock, all.',
     );
     const mixed = await download('calm-heron', { type: 'all,logs' }).catch((e: unknown) => e);
     expect((mixed as CliError).message).toBe('--type all cannot be combined with other output types.');

@@ -263,6 +263,7 @@ describe('results.csv built in SQL', () => {
             r.finished_at,
             stepsCell(r.steps),
             r.id === multi?.id ? DIGEST : null,
+            null, // reused_from: every attempt here ran in its run
           ]);
         })
         .join('');

@@ -265,6 +265,24 @@ export const ISOLATION_CASES: IsolationCase[] = [
   },
   {
     method: 'GET',
+    route: '/v1/runs/:name/lock',
+    seed,
+    url: (_, s) => `/v1/runs/${s.runName}/lock`,
+  },
+  {
+    // a leak would submit a new run in B (or answer 409 for its lockless run), not 404
+    method: 'POST',
+    route: '/v1/runs/:name/reproduce',
+    seed,
+    url: (_, s) => `/v1/runs/${s.runName}/reproduce`,
+    body: () => ({}),
+    verify: async ({ api, b }) => {
+      const runs = await api.db.run.count({ where: { workspaceId: b.workspaceId } });
+      if (runs > 2) throw new Error(`workspace B has ${runs} runs: one was reproduced`);
+    },
+  },
+  {
+    method: 'GET',
     route: '/v1/webhooks/:id/deliveries',
     seed: seedWebhookB,
     url: (_, s) => `/v1/webhooks/${s.webhookId}/deliveries`,

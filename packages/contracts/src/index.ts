@@ -42,6 +42,7 @@ export * from './nearest.ts';
 export * from './queues.ts';
 export * from './run-config.ts';
 export * from './run-events.ts';
+export * from './run-lock.ts';
 export * from './run-statuses.ts';
 export * from './secret-routing.ts';
 export * from './task.ts';

@@ -4,6 +4,7 @@ export * from './attempt-plan.ts';
 export * from './benchmark-sync.ts';
 export * from './config-rules.ts';
 export * from './json-error.ts';
+export * from './lock/index.ts';
 export * from './rewards/index.ts';
 export * from './run-names.ts';
 export * from './run-status.ts';

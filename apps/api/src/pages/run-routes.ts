@@ -64,7 +64,8 @@ export function registerRunPages(signed: FastifyInstance, serveRunStream: ServeR
   // downloads: the file the /v1 download route serves (services/run-files.ts), as an attachment
   signed.get('/runs/:name/files/:file', hide, async (request, reply) => {
     const { name, file } = request.params as { name: string; file: string };
-    if (!['summary.csv', 'results.csv', 'logs.txt'].includes(file)) throw new PageError(404, 'no such file');
+    if (!['summary.csv', 'results.csv', 'logs.txt', 'lock.json'].includes(file))
+      throw new PageError(404, 'no such file');
     return sendDownload(reply, ctxOf(request), request.log, name, file);
   });
   signed.get('/runs/:name/attempts/:id/artifacts/*', hide, async (request, reply) => {

@@ -32,6 +32,7 @@ import { qualitySection } from './quality.ts';
 import { runCharts } from './run-charts.ts';
 import { comparisonSection } from './run-compare.ts';
 import { imagePinsLine } from './run-images.ts';
+import { lockLine } from './run-lock.ts';
 import { retryRunForm } from './run-retry.ts';
 import { lastStepsHref, parseTrajectory, trajectorySection, verifierOutput } from './trajectory-view.ts';
 
@@ -96,6 +97,7 @@ type GridAttempt = {
   status: string;
   outcome: string | null;
   reward: number | null;
+  reusedFromAttemptId: string | null;
 };
 
 const LABEL: Record<string, string> = {
@@ -109,8 +111,9 @@ const LABEL: Record<string, string> = {
 
 function attemptBadge(runName: string, a: GridAttempt) {
   const state = a.outcome ?? a.status;
-  const title = `try ${a.index + 1}: ${state}${a.reward !== null ? `, reward ${a.reward}` : ''}`;
-  return html`<a class="b ${state}" href="/runs/${enc(runName)}/attempts/${a.id}" title="${title}">${LABEL[state] ?? state}</a>`;
+  const reused = a.reusedFromAttemptId !== null;
+  const title = `try ${a.index + 1}: ${state}${a.reward !== null ? `, reward ${a.reward}` : ''}${reused ? ', reused from an earlier run' : ''}`;
+  return html`<a class="b ${state}" href="/runs/${enc(runName)}/attempts/${a.id}" title="${title}">${LABEL[state] ?? state}${reused ? ' ↺' : ''}</a>`;
 }
 
 export async function runPage(
@@ -130,7 +133,7 @@ export async function runPage(
   const pageNo = pageNumberOf(query, 'page');
   const terminal = isTerminalRunStatus(results.status);
   // independent reads, side by side (one Promise.all: a failure of one is never left unhandled)
-  const [faultsByRun, { tasks, categories, totalTasks, attempts }, comparison, retry, charts] =
+  const [faultsByRun, { tasks, categories, totalTasks, attempts }, comparison, retry, charts, lock] =
     await Promise.all([
       faultsOfRuns(db, [{ id: run.id, status: results.status, progress: results.progress }], {
         maxErroredShare: ctx.app.config.rankedMaxErroredShare,
@@ -145,6 +148,7 @@ export async function runPage(
       comparisonSection(ctx, name, results.agents, query),
       terminal ? retryRunForm(ctx, name) : '',
       runCharts(db, run.id, results),
+      lockLine(db, run.id, `/runs/${enc(name)}`, run.reusedFrom),
     ]);
   const faults = faultsByRun.get(run.id)!;
   const cells = new Map<string, GridAttempt[]>();
@@ -182,7 +186,7 @@ export async function runPage(
 <label>Category <select name="category"><option value="">all</option>${categories.map(
     (c) => html`<option${c.category === category ? raw(' selected') : ''}>${c.category}</option>`,
   )}</select></label> <button>Filter</button></form>
-<p class="muted">Legend: <span class="b passed">pass</span> <span class="b failed">fail</span> <span class="b errored">error</span> <span class="b running">running</span> <span class="b queued">queued</span> <span class="b cancelled">cancel</span> · ${totalTasks} task(s)</p>
+<p class="muted">Legend: <span class="b passed">pass</span> <span class="b failed">fail</span> <span class="b errored">error</span> <span class="b running">running</span> <span class="b queued">queued</span> <span class="b cancelled">cancel</span> · ↺ reused from an earlier run · ${totalTasks} task(s)</p>
 <table><thead><tr><th>Task</th><th>Category</th>${byIndex.map((a) => html`<th>${a.label}</th>`)}</tr></thead><tbody>${tasks.map(
     (task) =>
       html`<tr><td>${task.name}</td><td>${task.category ?? '–'}</td>${byIndex.map(
@@ -201,7 +205,7 @@ ${pages > 1 ? html`<nav class="pager">${pageNo > 1 ? html`<a href="${link({ page
 <div id="live" data-stream="${self}/stream" data-version="${results.status}:${p.done}:${p.running}">
 <dl><dt>Status</dt><dd>${statusBadge(results.status)} ${run.errorMessage ? html`<span class="err">${run.errorMessage}</span>` : ''}</dd>
 ${faultLines(faults)}${run.waitingReason ? html`<dt>Waiting</dt><dd><span class="err">${run.waitingReason}</span></dd>` : ''}
-<dt>Benchmark</dt><dd><a href="/benchmarks/${enc(run.benchmark.key)}">${run.benchmark.name}</a></dd>${imagePinsLine(run.imagePins)}
+<dt>Benchmark</dt><dd><a href="/benchmarks/${enc(run.benchmark.key)}">${run.benchmark.name}</a></dd>${imagePinsLine(run.imagePins)}${lock}
 ${run.imported ? html`<dt>Imported</dt><dd>from a Harbor job directory, not run here; ranked apart from runs made here, only when asked</dd>` : ''}
 <dt>Progress</dt><dd>${progressBar(p)} · ${p.running} running · ${p.queued} queued</dd>
 <dt>Duration</dt><dd>${duration(results.duration_ms)} (created ${when(results.created_at)}${results.finished_at ? html`, finished ${when(results.finished_at)}` : ''})</dd>

@@ -6,7 +6,7 @@
 //       → the bytes, streamed; `Range: bytes=a-b` gives 206 with Content-Range
 //
 // Files: summary.csv (one row per agent: the scores), results.csv (one row per attempt),
-// logs.txt (the run's lifecycle events), artifacts/<result-id>/<path> (an attempt's artifacts,
+// logs.txt (the run's lifecycle events), lock.json (the run's lock: services/run-lock.ts), artifacts/<result-id>/<path> (an attempt's artifacts,
 // result-id = the attempt id), trajectories (the artifacts that are an attempt's ATIF trajectory:
 // artifacts/<result-id>/agent/trajectory.json). Pending or queued runs have no outputs (409 CONFLICT). A running
 // run gives a snapshot as of `generated_at` (minus a small margin): outcomes, events and
@@ -47,6 +47,7 @@ const GENERATED_FILES = [
   ['summary', 'summary.csv'],
   ['results', 'results.csv'],
   ['logs', 'logs.txt'],
+  ['lock', 'lock.json'],
 ] as const;
 
 export async function buildManifest(
@@ -61,8 +62,10 @@ export async function buildManifest(
   const asOf = snapshot ? generatedAt : null;
   const files: ManifestFile[] = [];
   for (const [type, path] of GENERATED_FILES) {
-    if (types.includes(type))
-      files.push({ type, path, size: (await generatedFile(db, run, type, asOf, true)).size ?? 0 });
+    if (!types.includes(type)) continue;
+    const size = (await generatedFile(db, run, type, asOf, true)).size ?? 0;
+    // a run older than locks has no lock.json
+    if (type !== 'lock' || size > 0) files.push({ type, path, size });
   }
   if (types.includes('artifacts') || types.includes('trajectories')) {
     for (const a of await runArtifacts(db, run.id, asOf)) {
@@ -116,7 +119,7 @@ export const downloadRoutes: FastifyPluginAsyncZod = async (app) => {
           {
             path: 'query.types',
             message:
-              'expected a comma-separated list of summary, results, artifacts, logs, trajectories, or all',
+              'expected a comma-separated list of summary, results, artifacts, logs, trajectories, lock, or all',
           },
         ]);
       }

@@ -15,6 +15,7 @@ import { memberRoutes } from './members.ts';
 import { queueRoutes } from './queues.ts';
 import { resultRoutes } from './results.ts';
 import { runExportRoutes } from './run-export.ts';
+import { runLockRoutes, runReproduceRoutes } from './run-lock.ts';
 import { runRoutes } from './runs.ts';
 import { runCompareRoutes } from './runs-compare.ts';
 import { runImportRoutes } from './runs-import.ts';
@@ -54,5 +55,7 @@ export const routes: FastifyPluginAsyncZod[] = [
   userRoutes,
   runExportRoutes,
   runImportRoutes,
+  runLockRoutes,
+  runReproduceRoutes,
   // append route modules above this line, one per line
 ];

@@ -15,13 +15,15 @@ import {
   STANDARD_ERROR_RESPONSES,
   SubmitRunBody,
   SubmitRunResponse,
+  type SubmittedRun,
 } from '@osmosis/contracts';
 import { enqueueRunDispatch } from '@osmosis/queues';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError } from '../errors.ts';
 import { iso } from '../services/serialize.ts';
-import { createRun, removeUnqueuedRun } from '../services/submit-create.ts';
-import { prepareRun } from '../services/submit-prepare.ts';
+import { type CreateRunOptions, createRun, removeUnqueuedRun } from '../services/submit-create.ts';
+import { type Prepared, prepareRun } from '../services/submit-prepare.ts';
 
 export const submitRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
@@ -60,40 +62,52 @@ export const submitRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const prepared = await prepareRun(app, request.auth, request.body);
-      const run = await createRun(app.db, request.auth, request.body, prepared);
-      try {
-        await enqueueRunDispatch(app.queues, run.id);
-      } catch (error) {
-        // nothing may stay behind: the run without its job would never start
-        request.log.error({ err: error, run_id: run.id }, 'could not enqueue the run; removing it');
-        await removeUnqueuedRun(app.db, run.id);
-        throw new ApiError(
-          'UNAVAILABLE',
-          'the run could not be queued (the job queue did not answer); nothing was created — submit again',
-        );
-      }
-      request.log.info(
-        {
-          run_id: run.id,
-          run_name: run.name,
-          task_count: run.taskCount,
-          total_attempts: prepared.resolved.totalAttempts,
-        },
-        'run submitted',
-      );
       reply.code(201);
-      return {
-        data: {
-          id: run.id,
-          name: run.name,
-          status: run.status,
-          task_count: run.taskCount,
-          created_at: iso(run.createdAt),
-          platform_url: `${app.config.publicUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(run.name)}`,
-          total_attempts: prepared.resolved.totalAttempts,
-          warnings: prepared.warnings,
-        },
-      };
+      return { data: await createAndEnqueue(app, request, request.body, prepared) };
     },
   );
 };
+
+/**
+ * Creates the prepared run and queues it (POST /v1/runs, and POST /v1/runs/:name/reproduce); a run
+ * whose job cannot be queued is removed again (503). Returns the SubmittedRun data.
+ */
+export async function createAndEnqueue(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  body: SubmitRunBody,
+  prepared: Prepared,
+  options: CreateRunOptions = {},
+): Promise<SubmittedRun> {
+  const run = await createRun(app.db, request.auth, body, prepared, options);
+  try {
+    await enqueueRunDispatch(app.queues, run.id);
+  } catch (error) {
+    // nothing may stay behind: the run without its job would never start
+    request.log.error({ err: error, run_id: run.id }, 'could not enqueue the run; removing it');
+    await removeUnqueuedRun(app.db, run.id);
+    throw new ApiError(
+      'UNAVAILABLE',
+      'the run could not be queued (the job queue did not answer); nothing was created — submit again',
+    );
+  }
+  request.log.info(
+    {
+      run_id: run.id,
+      run_name: run.name,
+      task_count: run.taskCount,
+      total_attempts: prepared.resolved.totalAttempts,
+    },
+    'run submitted',
+  );
+  return {
+    id: run.id,
+    name: run.name,
+    status: run.status,
+    task_count: run.taskCount,
+    created_at: iso(run.createdAt),
+    platform_url: `${app.config.publicUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(run.name)}`,
+    total_attempts: prepared.resolved.totalAttempts,
+    warnings: prepared.warnings,
+  };
+}

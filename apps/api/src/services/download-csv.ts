@@ -147,6 +147,8 @@ export const RESULTS_COLUMNS = [
   'steps',
   // the digest of the task's docker_image the attempt ran (the run's pin); empty when built
   'image_digest',
+  // the earlier run's attempt (its result_id) whose result this one took over (reuse_from); empty when it ran here
+  'reused_from',
 ] as const;
 
 /** The run whose rows results.csv lists: its id, its benchmark and its agents' ids and indexes. */

@@ -17,12 +17,14 @@ type FileRef =
   | { kind: 'summary' }
   | { kind: 'results' }
   | { kind: 'logs' }
+  | { kind: 'lock' }
   | { kind: 'artifact'; attemptId: string; path: string };
 
 export function parseFilePath(p: string): FileRef | null {
   if (p === 'summary.csv') return { kind: 'summary' };
   if (p === 'results.csv') return { kind: 'results' };
   if (p === 'logs.txt') return { kind: 'logs' };
+  if (p === 'lock.json') return { kind: 'lock' };
   const m = /^artifacts\/([^/]+)\/(.+)$/.exec(p);
   if (!m || !isUuid(m[1] as string) || !isSafeRelativePath(m[2] as string)) return null;
   return { kind: 'artifact', attemptId: (m[1] as string).toLowerCase(), path: m[2] as string };

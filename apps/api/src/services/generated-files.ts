@@ -1,4 +1,4 @@
-// The generated files of a download (summary.csv, results.csv, logs.txt) as the routes serve
+// The generated files of a download (summary.csv, results.csv, logs.txt, lock.json) as the routes serve
 // them. A manifest needs each file's size and the download that follows asks for the same bytes,
 // so what one pass learnt is kept briefly: the size of every file, and the bytes of small ones
 // (up to 16 MiB each, 64 MiB in all; services/generated-file-cache.ts). A big file is generated
@@ -12,9 +12,10 @@ import { isTerminalRunStatus } from '@osmosis/core';
 import type { Db } from '@osmosis/db';
 import { logsTxtChunks, resultsCsvChunks, summaryCsv } from './download-csv.ts';
 import { GeneratedFileCache } from './generated-file-cache.ts';
+import { runLockFor } from './run-lock.ts';
 import { loadRunResults, type RunForResults } from './run-results.ts';
 
-export type GeneratedKind = 'summary' | 'results' | 'logs';
+export type GeneratedKind = 'summary' | 'results' | 'logs' | 'lock';
 
 const cache = new GeneratedFileCache({
   ttlMs: 30_000,
@@ -43,7 +44,11 @@ async function* chunksOf(
   if (kind === 'summary')
     yield Buffer.from(summaryCsv(await loadRunResults(db, run, asOf ?? undefined, asOf)));
   else if (kind === 'results') yield* resultsCsvChunks(db, run, asOf);
-  else yield* logsTxtChunks(db, run.id, asOf);
+  else if (kind === 'lock') {
+    // a run older than locks has none: an empty file, left out of the manifest
+    const lock = await runLockFor(db, run.id);
+    if (lock) yield Buffer.from(`${JSON.stringify(lock, null, 2)}\n`);
+  } else yield* logsTxtChunks(db, run.id, asOf);
 }
 
 /** A generated file: its bytes when small and known, its size when known, and a fresh stream. */

@@ -98,6 +98,7 @@ async function attemptsOf(db: Db, runId: string) {
       finishedAt: true,
       steps: true,
       imageInfo: true,
+      reusedFromAttemptId: true,
       task: { select: { name: true } },
       agent: { select: { index: true } },
     },
@@ -149,7 +150,19 @@ function attemptInfo(a: AttemptRow): AttemptInfo {
     image: AttemptImage.nullable()
       .catch(null)
       .parse(a.imageInfo ?? null),
+    reused_from: a.reusedFromAttemptId,
   };
+}
+
+/** The run this one took attempts over from (null when none). */
+async function reusedFromOf(db: Db, runId: string) {
+  const run = await db.run.findUniqueOrThrow({
+    where: { id: runId },
+    select: { reusedFromRunId: true, reusedFrom: { select: { name: true } } },
+  });
+  if (!run.reusedFromRunId) return null;
+  const attempts = await db.attempt.count({ where: { runId, reusedFromAttemptId: { not: null } } });
+  return { run: run.reusedFrom?.name ?? null, attempts };
 }
 
 /** The run `name` of the workspace (404 when there is none). */
@@ -160,12 +173,13 @@ export async function runInfo(deps: ServiceDeps, workspaceId: string, name: stri
     where: { id: forResults.id },
     include: { ...RUN_LIST_INCLUDE, agents: { orderBy: { index: 'asc' } } },
   });
-  const [results, attempts, creators, secretScopes, pins] = await Promise.all([
+  const [results, attempts, creators, secretScopes, pins, reuse] = await Promise.all([
     loadRunResults(db, forResults),
     attemptsOf(db, row.id),
     creatorsOf(db, [row.createdById]),
     secretScopesOf(db, row.id, row.secretRefs),
     db.runImagePin.findMany({ where: { runId: row.id }, orderBy: { reference: 'asc' } }),
+    reusedFromOf(db, row.id),
   ]);
   const faults = await faultsOfRuns(db, [{ id: row.id, status: row.status, progress: results.progress }], {
     maxErroredShare: config.rankedMaxErroredShare,
@@ -211,5 +225,6 @@ export async function runInfo(deps: ServiceDeps, workspaceId: string, name: stri
       digest: p.digest,
       pinned_at: p.createdAt.toISOString(),
     })),
+    reused_from: reuse,
   };
 }

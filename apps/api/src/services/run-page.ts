@@ -17,6 +17,7 @@ export function runPageRun(db: Db, workspaceId: string, name: string) {
       waitingReason: true,
       benchmark: { select: { key: true, name: true } },
       imagePins: { select: { reference: true, digest: true }, orderBy: { reference: 'asc' } },
+      reusedFrom: { select: { name: true } },
     },
   });
 }
@@ -69,6 +70,7 @@ export async function runGrid(
           status: true,
           outcome: true,
           reward: true,
+          reusedFromAttemptId: true,
         },
         orderBy: { index: 'asc' },
       })

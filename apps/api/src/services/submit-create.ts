@@ -14,12 +14,14 @@ import {
   randomRunBaseName,
   uniqueRunName,
 } from '@osmosis/core';
-import { appendRunEvents, type Db } from '@osmosis/db';
+import { appendRunEvents, type Db, type NewRunEvent } from '@osmosis/db';
 import { isUniqueViolation } from './db-errors.ts';
+import { buildRunLockRecord } from './run-lock-record.ts';
 import type { TaskRow } from './submit-benchmark.ts';
 import type { Caller, Prepared } from './submit-prepare.ts';
 import { modelLabel } from './submit-preview.ts';
 import { PROVIDED_SECRET_ID, storeProvidedSecrets } from './submit-provided-secrets.ts';
+import { copyImagePins, planReuse, type ReusePlan, reuseKey, writeReusedAttempts } from './submit-reuse.ts';
 
 const ATTEMPT_INSERT_CHUNK = 5000;
 
@@ -42,12 +44,67 @@ function agentSpec(
   };
 }
 
-/** Creates the run, its agents, every planned attempt and its first events in one transaction. */
-export async function createRun(db: Db, caller: Caller, body: SubmitRunBody, prepared: Prepared) {
+/** The run.submitted event: what was submitted, by whom, and what was taken over from an earlier run. */
+function submittedEvent(
+  runId: string,
+  caller: Caller,
+  body: SubmitRunBody,
+  prepared: Prepared,
+  counts: { planned: number; reuse: ReusePlan | null },
+): NewRunEvent {
+  const { config, resolved, benchmark } = prepared;
+  const reused = counts.reuse?.attempts.size ?? 0;
+  const total = counts.planned + reused;
+  const agents = config.agents.length;
+  const k = config.execution.attempts_per_task;
+  return {
+    runId,
+    level: 'info',
+    step: 'run.submitted',
+    message: `run submitted by ${caller.user.email}: ${benchmark.key}, ${resolved.selection.description}, ${agents} agent${agents === 1 ? '' : 's'} × ${k} attempt${k === 1 ? '' : 's'} per task = ${total} attempts${counts.reuse ? `, ${reused} taken over from run ${counts.reuse.sourceName}` : ''}`,
+    details: {
+      file_name: body.file_name,
+      benchmark: benchmark.key,
+      task_count: resolved.selection.tasks.length,
+      agents: prepared.preview.agents.map((a) => ({ harness: a.harness, model: a.model })),
+      attempts_per_task: k,
+      total_attempts: total,
+      reused_attempts: reused,
+      reused_from: counts.reuse?.sourceName ?? null,
+      max_concurrent_attempts: config.execution.max_concurrent_attempts,
+      secrets: prepared.preview.secrets.map((s) => ({ name: s.name, scope: s.scope, phases: s.phases })),
+      warnings: prepared.warnings.map((w) => w.code),
+    },
+  };
+}
+
+export interface CreateRunOptions {
+  /** reproduce: the run whose image pins the new run gets, and no reuse_from */
+  reproduces?: { runId: string };
+}
+
+/**
+ * Creates the run, its agents, every planned attempt (reused ones as copies of the earlier
+ * results: services/submit-reuse.ts) and its first events in one transaction.
+ */
+export async function createRun(
+  db: Db,
+  caller: Caller,
+  body: SubmitRunBody,
+  prepared: Prepared,
+  options: CreateRunOptions = {},
+) {
   const { config, resolved, benchmark, secrets } = prepared;
   const { workspace, user } = caller;
   const tasks = resolved.selection.tasks;
-  const plan = planAttempts(config.agents.length, tasks, config.execution.attempts_per_task);
+  const reuseFrom = options.reproduces ? null : (body.reuse_from ?? config.execution.reuse_from ?? null);
+  const lock = await buildRunLockRecord(db, prepared, reuseFrom);
+  const reuse = reuseFrom
+    ? await planReuse(db, workspace.id, reuseFrom, prepared, lock, body.file_name)
+    : null;
+  const plan = planAttempts(config.agents.length, tasks, config.execution.attempts_per_task).filter(
+    (p) => !reuse?.attempts.has(reuseKey(p.agentIndex, p.task.id, p.index)),
+  );
   const selection: RunSelection = {
     mode: resolved.selection.mode,
     full_set: resolved.selection.mode === 'full',
@@ -93,6 +150,8 @@ export async function createRun(db: Db, caller: Caller, body: SubmitRunBody, pre
               judgeModel: resolved.judgeModel,
               maxCostUsd: config.execution.max_cost_usd ?? null,
               secretRefs,
+              lock: lock as object,
+              reusedFromRunId: reuse?.sourceRunId ?? null,
               createdById: user.id,
             },
           });
@@ -124,29 +183,11 @@ export async function createRun(db: Db, caller: Caller, body: SubmitRunBody, pre
               })),
             });
           }
+          if (reuse) await writeReusedAttempts(tx, run.id, agentIds, reuse);
+          else if (options.reproduces) await copyImagePins(tx, options.reproduces.runId, run.id);
           const queued = await tx.run.update({ where: { id: run.id }, data: { status: 'queued' } });
           await appendRunEvents(tx, [
-            {
-              runId: run.id,
-              level: 'info',
-              step: 'run.submitted',
-              message: `run submitted by ${user.email}: ${benchmark.key}, ${resolved.selection.description}, ${config.agents.length} agent${config.agents.length === 1 ? '' : 's'} × ${config.execution.attempts_per_task} attempt${config.execution.attempts_per_task === 1 ? '' : 's'} per task = ${plan.length} attempts`,
-              details: {
-                file_name: body.file_name,
-                benchmark: benchmark.key,
-                task_count: tasks.length,
-                agents: prepared.preview.agents.map((a) => ({ harness: a.harness, model: a.model })),
-                attempts_per_task: config.execution.attempts_per_task,
-                total_attempts: plan.length,
-                max_concurrent_attempts: config.execution.max_concurrent_attempts,
-                secrets: prepared.preview.secrets.map((s) => ({
-                  name: s.name,
-                  scope: s.scope,
-                  phases: s.phases,
-                })),
-                warnings: prepared.warnings.map((w) => w.code),
-              },
-            },
+            submittedEvent(run.id, caller, body, prepared, { planned: plan.length, reuse }),
             { runId: run.id, level: 'info', step: 'run.queued', message: 'run queued for dispatch' },
           ]);
           return queued;

@@ -31,7 +31,7 @@ export interface RunsDownloadOptions {
   layout?: string;
 }
 
-const DOWNLOAD_TYPES = ['summary', 'results', 'artifacts', 'logs', 'trajectories'] as const;
+const DOWNLOAD_TYPES = ['summary', 'results', 'artifacts', 'logs', 'trajectories', 'lock'] as const;
 
 /** Every attempt of the run with its folder (all pages of GET /v1/runs/:name/attempts). */
 async function attemptFoldersOf(client: ApiClient, run: string) {
@@ -148,7 +148,7 @@ export async function runsDownloadAction(
   if (manifest.files.length === 0)
     throw new CliError('USAGE_ERROR', 'No downloadable files matched the requested selection.', {
       details: { name: run.name, selected_types: types },
-      hint: 'choose other types with --type (summary, results, artifacts, logs, trajectories, all)',
+      hint: 'choose other types with --type (summary, results, artifacts, logs, trajectories, lock, all)',
     });
   const layout = options.layout ?? 'ids';
   if (layout !== 'ids' && layout !== 'attempts')

@@ -93,6 +93,12 @@ function runHead(run: RunInfo, s: Style, color: boolean): string {
         'Settings',
         `${run.task_count} tasks × ${run.attempts_per_task} attempt(s), concurrency ${run.max_concurrent_attempts}, retries ${run.max_retries}, timeout ×${run.timeout_multiplier}, pass ≥ ${run.pass_threshold}`,
       ],
+      [
+        'Reused',
+        run.reused_from
+          ? `${run.reused_from.attempts} finished attempt(s) taken over from run ${run.reused_from.run ?? '(deleted)'}`
+          : null,
+      ],
       ['Created', `${formatDate(run.created_at)}${run.created_by ? ` by ${run.created_by}` : ''}`],
       ['URL', run.platform_url],
     ],
@@ -146,7 +152,10 @@ function attemptsTable(run: RunInfo, s: Style, color: boolean): string {
       { header: 'Task', value: (a) => a.task_name },
       { header: 'Agent', value: (a) => byIndex.get(a.agent_index) ?? String(a.agent_index) },
       { header: '#', value: (a) => a.index, align: 'right' },
-      { header: 'Outcome', value: (a) => statusText(a.outcome ?? a.status, s) },
+      {
+        header: 'Outcome',
+        value: (a) => `${statusText(a.outcome ?? a.status, s)}${a.reused_from ? s.dim(' (reused)') : ''}`,
+      },
       { header: 'Reward', value: (a) => a.reward, align: 'right' },
       { header: 'Tries', value: (a) => a.try_count, align: 'right' },
       { header: 'Time', value: (a) => formatDuration(sumMs(a)), align: 'right' },

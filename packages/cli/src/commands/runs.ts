@@ -14,6 +14,7 @@ import { runInfoData, runInfoPlain, runItem } from './run-shapes.ts';
 import { registerRunsAttempts } from './runs-attempts.ts';
 import { registerRunsCompare } from './runs-compare.ts';
 import { registerRunsImport } from './runs-import.ts';
+import { registerRunsLock, registerRunsReproduce } from './runs-lock.ts';
 import { registerRunsLogs } from './runs-logs.ts';
 import { registerRunsRetry } from './runs-retry.ts';
 
@@ -163,5 +164,7 @@ export function registerRuns(benchmark: Command): Command {
   registerRunsCompare(runs);
   registerRunsRetry(runs);
   registerRunsImport(runs);
+  registerRunsLock(runs);
+  registerRunsReproduce(runs);
   return runs;
 }

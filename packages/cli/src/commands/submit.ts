@@ -165,6 +165,7 @@ interface SubmitOptions {
   yes?: boolean;
   follow?: boolean;
   secretsFile?: string;
+  reuseFrom?: string;
 }
 
 /**
@@ -248,6 +249,7 @@ async function submit(ctx: Context, rawPath: string, options: SubmitOptions): Pr
     config_toml: text,
     file_name: rawPath,
     ...(Object.keys(provided).length > 0 ? { secrets: { provided } } : {}),
+    ...(options.reuseFrom ? { reuse_from: options.reuseFrom } : {}),
   };
   const preview = await withConfigErrors(
     rawPath,
@@ -357,6 +359,10 @@ export function registerSubmit(benchmark: Command): Command {
   cmd.option(
     '--secrets-file <path>',
     'dotenv file supplying values for [secrets] names; - reads stdin. Values are never saved and are re-supplied on every run',
+  );
+  cmd.option(
+    '--reuse-from <run>',
+    'take over the finished, scored attempts of an earlier run whose task and agent match (overrides [execution] reuse_from); only the rest run',
   );
   cmd.option('--follow', 'show live progress until the run ends, then its scores');
   cmd.action(async (file: string, options: SubmitOptions, command: Command) => {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { RunStatusName } from '../run-statuses.ts';
 
 /** `trajectories`: each attempt's ATIF trajectory (agent/trajectory.json, a step's too), the artifacts alone */
-export const DownloadType = z.enum(['summary', 'results', 'artifacts', 'logs', 'trajectories']);
+export const DownloadType = z.enum(['summary', 'results', 'artifacts', 'logs', 'trajectories', 'lock']);
 export type DownloadType = z.infer<typeof DownloadType>;
 export const DEFAULT_DOWNLOAD_TYPES: readonly DownloadType[] = ['summary', 'results'];
 
@@ -40,7 +40,7 @@ export const DownloadManifestQuery = z.object({
   types: z
     .string()
     .optional()
-    .describe('comma-separated: summary, results, artifacts, logs, trajectories, or all'),
+    .describe('comma-separated: summary, results, artifacts, logs, trajectories, lock, or all'),
 });
 
 export const DownloadFileQuery = z.object({

@@ -51,6 +51,13 @@ export const SubmitRunBody = z.strictObject({
     })
     .optional()
     .describe('Secret values supplied for this run only (`provided`: NAME → value), never stored beyond it'),
+  reuse_from: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("`--reuse-from RUN`: overrides the config's `[execution] reuse_from`"),
 });
 export type SubmitRunBody = z.infer<typeof SubmitRunBody>;
 

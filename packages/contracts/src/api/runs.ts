@@ -173,6 +173,11 @@ export const AttemptInfo = z.object({
   image: AttemptImage.nullable()
     .optional()
     .describe("how its environment image was had: pulled (with the run's pinned digest) or built, and why"),
+  reused_from: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("the earlier run's attempt whose result this one took over (`reuse_from`); null: it ran here"),
 });
 export type AttemptInfo = z.infer<typeof AttemptInfo>;
 
@@ -244,6 +249,14 @@ export const RunInfo = RunSummary.extend({
     )
     .optional()
     .describe("the digest the run's first pull of each image got: every attempt of the run ran that image"),
+  reused_from: z
+    .object({
+      run: z.string().nullable().describe('The earlier run (null when it was deleted)'),
+      attempts: z.number().int().nonnegative().describe('How many finished attempts were taken over'),
+    })
+    .nullable()
+    .optional()
+    .describe('the run whose finished attempts this one took over (`reuse_from`), and how many'),
 });
 export type RunInfo = z.infer<typeof RunInfo>;
 export const RunInfoResponse = z.object({ data: RunInfo.describe('The run') });

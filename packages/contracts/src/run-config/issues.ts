@@ -19,6 +19,8 @@ export const ConfigIssueCode = z.enum([
   'INVALID_HEADER_NAME',
   'AUTHORIZATION_HEADER',
   'BENCHMARK_IS_PATH',
+  // reuse_from
+  'REUSE_NOT_MATCHING',
   // secrets and env
   'INVALID_SECRET_NAME',
   'RESERVED_SECRET_NAME',

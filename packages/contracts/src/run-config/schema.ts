@@ -197,6 +197,11 @@ export const ExecutionConfig = z.strictObject({
   judge_api_key_secret: SecretName.optional(),
   /** the run's budget in USD (models and judge): dispatch stops when the spend reaches it */
   max_cost_usd: z.number().gt(L.max_cost_usd.min).max(L.max_cost_usd.max).optional(),
+  /**
+   * an earlier run of the workspace whose finished, scored attempts this run takes over where the
+   * task and agent match (docs/reproducibility.md "Reuse"); only the rest run
+   */
+  reuse_from: z.string().trim().min(1).max(200).optional(),
 });
 export type ExecutionConfig = z.infer<typeof ExecutionConfig>;
 

@@ -157,7 +157,7 @@ export async function resultsCsvPage(
           ELSE coalesce(r.env_ms, 0)::bigint + coalesce(r.agent_setup_ms, 0) + coalesce(r.agent_ms, 0) + coalesce(r.verifier_ms, 0) END`)},
         ${csvPlain(r('agent_exit_code'))}, ${csvPlain(r('agent_timed_out'))},
         ${csvTime(r('started_at'))}, ${csvTime(r('finished_at'))}, ${csvText(r('steps'))},
-        ${csvText(r('image_digest'))}
+        ${csvText(r('image_digest'))}, ${csvPlain(r('reused_from'))}
       ) || E'\n', '' ORDER BY r.task_name, r.attempt_index), '') AS text,
       count(r.id)::int AS rows,
       (SELECT count(*)::int FROM page) AS scanned,
@@ -173,7 +173,8 @@ export async function resultsCsvPage(
         CASE WHEN ${asOf === null ? Prisma.sql`TRUE` : Prisma.sql`a.started_at <= ${asOf}`} THEN a.started_at END AS started_at,
         CASE WHEN ${done} THEN a.finished_at END AS finished_at,
         CASE WHEN ${done} THEN ${stepsJson(Prisma.sql`a.steps`)} END AS steps,
-        CASE WHEN ${done} THEN a.image_info->>'digest' END AS image_digest
+        CASE WHEN ${done} THEN a.image_info->>'digest' END AS image_digest,
+        a.reused_from_attempt_id::text AS reused_from
       FROM page t
       CROSS JOIN LATERAL (
         SELECT * FROM attempts

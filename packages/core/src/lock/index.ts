@@ -1,0 +1,3 @@
+export * from './canonical-json.ts';
+export * from './diff.ts';
+export * from './fingerprint.ts';
