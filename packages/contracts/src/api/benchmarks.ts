@@ -276,9 +276,6 @@ export const BenchmarkDetail = Benchmark.extend({
     .nonnegative()
     .describe(
       'How many runs of this workspace the benchmark has. `runs` holds the newest 20; when run_count is larger, list them all with GET /v1/runs?benchmark=<id>.',
-    )
-    .describe(
-      'every run of this workspace on the benchmark; above runs.length, page GET /v1/runs?benchmark=ID',
     ),
 });
 export type BenchmarkDetail = z.infer<typeof BenchmarkDetail>;

@@ -62,8 +62,9 @@ export const RunSummary = z.object({
   creator_email: z
     .string()
     .nullable()
-    .describe("(upstream's `creator_email`)")
-    .describe('E-mail of the user who submitted it; null when that account is gone'),
+    .describe(
+      "E-mail of the user who submitted it (upstream's `creator_email`); null when that account is gone",
+    ),
   imported: z
     .boolean()
     .default(false)
