@@ -30,6 +30,7 @@ import { BASE_IMAGE, ensureNoPythonImage } from './helpers/tool-images.ts';
 const KEY = 'sk-pytools-planted-key-1122334455';
 const STANDIN = path.join(import.meta.dirname, 'fixtures/standin-pip-cli');
 const MINI = INSTALLED_AGENTS['mini-swe-agent']!;
+const PINNED = MINI.version ?? 'unpinned';
 const hostPython = () =>
   execFileSync('python3', ['-c', 'import sys; print(sys.version.split()[0])'], { encoding: 'utf8' }).trim();
 
@@ -74,7 +75,7 @@ describe('mini-swe-agent from a bundle made from a package index', { timeout: 60
 
   beforeAll(async () => {
     workDir = mkdtempSync(path.join(tmpdir(), 'osmosis-pytools-'));
-    const wheel = execFileSync('python3', [path.join(STANDIN, 'build_wheel.py'), MINI.version, workDir], {
+    const wheel = execFileSync('python3', [path.join(STANDIN, 'build_wheel.py'), PINNED, workDir], {
       encoding: 'utf8',
     }).trim();
     index = await startIndex(wheel);
@@ -104,8 +105,8 @@ describe('mini-swe-agent from a bundle made from a package index', { timeout: 60
     expect(index.asked).toContain('/simple/mini-swe-agent/');
     expect(index.asked.some((u) => u.startsWith('/files/mini_swe_agent-'))).toBe(true);
     const bundle = prepared.bundles.find((b) => b.name === 'mini-swe-agent')!;
-    expect(bundle.version).toBe(MINI.version);
-    expect(bundle.manifest.source.package).toBe(`mini-swe-agent==${MINI.version}`);
+    expect(bundle.version).toBe(PINNED);
+    expect(bundle.manifest.source.package).toBe(`mini-swe-agent==${PINNED}`);
     expect(bundle.manifest.source.python).toContain(hostPython());
   });
 
@@ -150,7 +151,7 @@ describe('mini-swe-agent from a bundle made from a package index', { timeout: 60
     });
     await harness.setup(ctx);
     expect(events.map((e) => e.message)).toEqual([
-      `mini-swe-agent: mini-swe-agent ${MINI.version} from the worker's bundle (/opt/osmosis/tools/mini-swe-agent, read-only)`,
+      `mini-swe-agent: mini-swe-agent ${PINNED} from the worker's bundle (/opt/osmosis/tools/mini-swe-agent, read-only)`,
     ]);
     const result = await harness.run(ctx, 'write it');
     expect(result.error).toBeUndefined();
@@ -158,7 +159,7 @@ describe('mini-swe-agent from a bundle made from a package index', { timeout: 60
     expect((await sandbox.exec(['cat', '/work/standin.txt'])).stdout).toBe('by-the-python-bundle\n');
     expect(result.usage).toMatchObject({ inputTokens: 70, outputTokens: 7 });
     expect(result.harnessInfo?.tools).toEqual([
-      { name: 'mini-swe-agent', version: MINI.version, source: 'bundle' },
+      { name: 'mini-swe-agent', version: PINNED, source: 'bundle' },
     ]);
     // the bundle's Python (the host's version, its ssl with it), not one from the image
     expect((await sandbox.exec(['cat', '/logs/agent/standin-python.txt'])).stdout).toMatch(
@@ -175,5 +176,50 @@ describe('mini-swe-agent from a bundle made from a package index', { timeout: 60
       (await sandbox.exec(['sh', '-c', 'echo x > /opt/osmosis/tools/mini-swe-agent/bin/mini-swe-agent']))
         .exitCode,
     ).not.toBe(0);
+  });
+});
+
+describe('when no Python bundle can be made', { timeout: 300_000 }, () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'osmosis-pytools-fail-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('an index that cannot be reached is named and no bundle is given (the harness falls back to its install)', async () => {
+    // a port that was just closed: nothing listens there
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const store = new ToolStore({
+      dir: path.join(dir, 'unreachable'),
+      env: { ...pipEnv(`http://127.0.0.1:${port}/simple/`), PIP_RETRIES: '0', PIP_TIMEOUT: '5' },
+    });
+    const prepared = await store.prepare(['mini-swe-agent']);
+    expect(prepared.tools).toEqual([]);
+    expect(prepared.notes.join('\n')).toMatch(
+      /pip could not install mini-swe-agent==\S+ from the worker's package index \(pip config list, PIP_INDEX_URL\)/,
+    );
+  });
+
+  it('a worker without the Python it bundles says what to install', async () => {
+    const store = new ToolStore({
+      dir: path.join(dir, 'no-python'),
+      specs: {
+        'mini-swe-agent': pythonCliTool({
+          name: 'mini-swe-agent',
+          package: 'mini-swe-agent',
+          version: PINNED,
+          binary: 'mini-swe-agent',
+          python: 'osmosis-no-such-python3',
+        }),
+      },
+    });
+    const prepared = await store.prepare(['mini-swe-agent']);
+    expect(prepared.tools).toEqual([]);
+    expect(prepared.notes.join('\n')).toContain(
+      'the worker has no osmosis-no-such-python3 on its PATH: install it there (Debian/Ubuntu: apt-get install python3 python3-pip)',
+    );
   });
 });
