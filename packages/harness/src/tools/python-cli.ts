@@ -1,8 +1,8 @@
 // The bundle of an installed agent that is a Python package (mini-swe-agent), at the harness's
 // pinned version: the worker host's Python (python-runtime.ts) with its libraries and loader, the
 // package installed by that Python's pip with `--target` from whatever index the worker's pip is
-// configured for (pip.conf, PIP_INDEX_URL: never a host named here), and a wrapper in `bin/` that
-// runs the package's console script on the bundled Python through the bundled loader.
+// configured for (pip.conf, PIP_INDEX_URL: never a host named here), wheels only, and a wrapper in
+// `bin/` that runs the package's console script on the bundled Python through the bundled loader.
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { onPath, outputTail, runCommand, ToolPrepError } from './host.ts';
@@ -73,6 +73,8 @@ async function pipInstall(python: string, dir: string, ctx: BuildContext, o: Pyt
     '--no-input',
     '--no-cache-dir',
     '--disable-pip-version-check',
+    // wheels only: nothing of the package (a setup.py) runs on the worker host
+    '--only-binary=:all:',
     '--target',
     path.join(dir, SITE),
     `${o.package}==${o.version}`,
@@ -153,7 +155,7 @@ export function pythonCliTool(o: PythonCliOptions): ToolSpec {
           package: `${o.package}==${got.version}`,
           python: `${facts.executable} ${facts.version}`,
           loader: runtime.hostLoader,
-          installer: 'pip install --target (the worker’s pip configuration)',
+          installer: 'pip install --only-binary=:all: --target (the worker’s pip configuration)',
         },
       };
     },
