@@ -6,7 +6,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -201,6 +201,26 @@ describe('when no Python bundle can be made', { timeout: 300_000 }, () => {
     expect(prepared.notes.join('\n')).toMatch(
       /pip could not install mini-swe-agent==\S+ from the worker's package index \(pip config list, PIP_INDEX_URL\)/,
     );
+  });
+
+  it('a package whose console script is not a plain module:function is refused, not written into the launcher', async () => {
+    const hostile = 'minisweagent.run.mini:app;__import__("os").system("touch /tmp/osmosis-pwned")';
+    const out = path.join(dir, 'hostile');
+    mkdirSync(out);
+    const wheel = execFileSync('python3', [path.join(STANDIN, 'build_wheel.py'), PINNED, out, hostile], {
+      encoding: 'utf8',
+    }).trim();
+    const index = await startIndex(wheel);
+    try {
+      const store = new ToolStore({ dir: path.join(dir, 'hostile-tools'), env: pipEnv(index.url) });
+      const prepared = await store.prepare(['mini-swe-agent']);
+      expect(prepared.tools).toEqual([]);
+      expect(prepared.notes.join('\n')).toContain(
+        `mini-swe-agent ${PINNED} has no \`mini-swe-agent\` console script`,
+      );
+    } finally {
+      index.server.close();
+    }
   });
 
   it('a worker without the Python it bundles says what to install', async () => {

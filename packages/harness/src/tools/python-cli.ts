@@ -59,7 +59,9 @@ async function installedDistribution(site: string, o: PythonCliOptions): Promise
       if (section === '[console_scripts]' && kv?.[1] === o.binary)
         return { version: m[2]!, entry: `${kv[2]}:${kv[3]}` };
     }
-    throw new ToolPrepError(`${o.package} ${m[2]} has no \`${o.binary}\` console script`);
+    throw new ToolPrepError(
+      `${o.package} ${m[2]} has no \`${o.binary}\` console script of the form module:function in its entry_points.txt`,
+    );
   }
   throw new ToolPrepError(`pip reported success but ${o.package} is not in the installed folder`);
 }
