@@ -12,6 +12,8 @@ import type { BuildContext } from './spec.ts';
 
 /** What the standard library keeps that an agent never uses (tests, IDLE, Tk, static build files). */
 const LEFT_OUT = /^(site-packages|dist-packages|test|idlelib|tkinter|turtledemo|ensurepip|config-.*)$/;
+/** Their extension modules: Tk's (it would bring X11's libraries) and the test suite's. */
+const LEFT_OUT_MODULES = /^(_tkinter|_test|_xxtest|xxlimited|xxsubtype)/;
 
 const PythonFacts = z.object({
   /** The real program (not a venv's or pyenv's shim). */
@@ -84,7 +86,7 @@ export async function copyPython(dir: string, facts: PythonFacts): Promise<Bundl
   const keep = (from: string) => {
     const rel = path.relative(facts.stdlib, from);
     const top = rel.split(path.sep)[0] ?? '';
-    return !LEFT_OUT.test(top);
+    return !LEFT_OUT.test(top) && !LEFT_OUT_MODULES.test(path.basename(from));
   };
   await cp(facts.stdlib, path.join(dir, stdlib), {
     recursive: true,
@@ -94,7 +96,12 @@ export async function copyPython(dir: string, facts: PythonFacts): Promise<Bundl
   });
   const dynload = path.join(dir, stdlib, 'lib-dynload');
   if (!(await stat(dynload).catch(() => null)))
-    await cp(facts.dynload, dynload, { recursive: true, dereference: true, preserveTimestamps: true });
+    await cp(facts.dynload, dynload, {
+      recursive: true,
+      dereference: true,
+      preserveTimestamps: true,
+      filter: (from) => !LEFT_OUT_MODULES.test(path.basename(from)),
+    });
   return { program, stdlib, facts };
 }
 
