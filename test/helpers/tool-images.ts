@@ -38,6 +38,13 @@ export function ensureNoAptImage(): Promise<string> {
   });
 }
 
+/** Debian as above, and no Python anywhere (a Python agent's bundle brings its own). */
+export async function ensureNoPythonImage(): Promise<string> {
+  return build('no-python', {
+    Dockerfile: `FROM ${await ensureNoAptImage()}\nRUN rm -rf /usr/bin/python* /usr/lib/python3* /usr/local/bin/python* /usr/local/lib/python3*\n`,
+  });
+}
+
 /** No glibc, no loader: a static busybox FROM scratch (`apt-get install busybox-static` on the test machine). */
 export async function ensureNoGlibcImage(): Promise<string> {
   if (!existsSync(BUSYBOX) || (await readElf(BUSYBOX)).interpreter !== null)

@@ -9,6 +9,7 @@ import { CLI_VERSIONS, NPM_PACKAGES } from '../installed/agents.ts';
 import type { HostFacts } from './host.ts';
 import { nodeTool } from './node.ts';
 import { npmCliTool } from './npm-cli.ts';
+import { pythonCliTool } from './python-cli.ts';
 import type { ToolSpec } from './spec.ts';
 import { tmuxTool } from './tmux.ts';
 
@@ -57,11 +58,20 @@ export const TOOL_SPECS: Readonly<Record<string, ToolSpec>> = {
     // same version is there (the per-attempt install puts it there too)
     home: { package: '@opencode-ai/plugin', to: '.config/opencode' },
   }),
+  'mini-swe-agent': pythonCliTool({
+    name: 'mini-swe-agent',
+    package: 'mini-swe-agent',
+    version: CLI_VERSIONS['mini-swe-agent'],
+    binary: 'mini-swe-agent',
+  }),
 };
+
+/** The installed agents bundled from a Python package index. */
+const PYTHON_HARNESSES = new Set(['mini-swe-agent']);
 
 /** The tools a harness can run from bundles (none: it installs per attempt, or needs none). */
 export function toolsForHarness(harness: string): string[] {
   if (harness === 'terminus-2') return ['tmux'];
-  if (harness in NPM_PACKAGES) return [harness];
+  if (harness in NPM_PACKAGES || PYTHON_HARNESSES.has(harness)) return [harness];
   return [];
 }

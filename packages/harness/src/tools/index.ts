@@ -6,6 +6,7 @@ export { BUNDLE_FORMAT, MANIFEST_FILE, ToolManifest, verifyBundle } from './mani
 export { findTool, type MountedTool, mountedTool } from './mounted.ts';
 export { NODE_INTEGRITY, NODE_VERSION, nodeTool, nodeToolFromBinary } from './node.ts';
 export { type NpmCliOptions, npmCliTool } from './npm-cli.ts';
+export { type PythonCliOptions, pythonCliTool } from './python-cli.ts';
 export { type BuildContext, type BuildResult, sandboxDirOf, type ToolSpec } from './spec.ts';
 export {
   type PreparedTools,

@@ -50,11 +50,24 @@ export interface Runtime {
   libraryPath: 'lib';
 }
 
+/** What else a runtime serves besides its programs: libraries and modules they load while running. */
+export interface RuntimeExtras {
+  /** Shared objects in `dir` (Python's extension modules) whose libraries are copied too. */
+  objects: string[];
+  /** Told about an object whose libraries the host lacks (it is left as is: it fails on the host too). */
+  skipped(object: string, why: string): void;
+}
+
 /**
  * Copies the host loader and every library `programs` (files already in `dir`) load into
  * `dir/lib`, so they run through that loader in any image, whatever its C library.
  */
-export async function copyRuntime(dir: string, programs: string[], host: HostFacts): Promise<Runtime> {
+export async function copyRuntime(
+  dir: string,
+  programs: string[],
+  host: HostFacts,
+  extras?: RuntimeExtras,
+): Promise<Runtime> {
   let hostLoader: string | null = null;
   const libs = new Set<string>();
   for (const rel of programs) {
@@ -69,6 +82,16 @@ export async function copyRuntime(dir: string, programs: string[], host: HostFac
     for (const lib of await sharedLibraries(file, elf.interpreter)) libs.add(lib);
   }
   if (!hostLoader) throw new ToolPrepError('no program to bundle a runtime for');
+  for (const rel of extras?.objects ?? []) {
+    try {
+      // a wheel's own libraries (found through its RPATH) are in the bundle already
+      for (const lib of await sharedLibraries(path.join(dir, rel), hostLoader))
+        if (path.relative(dir, lib).startsWith('..')) libs.add(lib);
+    } catch (error) {
+      if (!(error instanceof ToolPrepError)) throw error;
+      extras?.skipped(rel, error.message);
+    }
+  }
   libs.add(hostLoader);
   await mkdir(path.join(dir, 'lib'), { recursive: true });
   for (const lib of libs) await copyFile(lib, path.join(dir, 'lib', path.basename(lib)));
