@@ -1,7 +1,8 @@
 // A real run exported as a Harbor job directory: three tasks of the bundled sample benchmark (one
 // of them multi-step) run by the oracle in Docker sandboxes, then `runs export --format harbor`.
-// Every JSON file is checked against Harbor 0.9's field lists, each trial folder holds the
-// verifier's output where Harbor puts it, and the rewards are those of the run.
+// Every JSON file is checked against Harbor 0.9's field lists (lock.json as JobLock), each trial
+// folder holds the verifier's output where Harbor puts it, the rewards are those of the run, and
+// osmosis-lock.json is the run's own lock (its fingerprint that of `GET /v1/runs/:name/lock`).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -42,6 +43,7 @@ afterAll(async () => {
 function modelOf(file: string): string {
   if (file === 'config.json') return 'JobConfig';
   if (file === 'result.json') return 'JobResult';
+  if (file === 'lock.json') return 'JobLock';
   return file.endsWith('/config.json') ? 'TrialConfig' : 'TrialResult';
 }
 
@@ -69,8 +71,10 @@ describe('a sample run exported as Harbor', { timeout: 900_000 }, () => {
     const files = entries
       .filter((e) => e.isFile())
       .map((e) => path.relative(job, path.join(e.parentPath, e.name)));
-    const jsonFiles = files.filter((f) => /^(config|result)\.json$|^[^/]+\/(config|result)\.json$/.test(f));
-    expect(jsonFiles).toHaveLength(2 + 2 * TASKS.length);
+    const jsonFiles = files.filter((f) =>
+      /^(config|result|lock)\.json$|^[^/]+\/(config|result)\.json$/.test(f),
+    );
+    expect(jsonFiles).toHaveLength(3 + 2 * TASKS.length);
     for (const f of jsonFiles) {
       const value = JSON.parse(await readFile(path.join(job, f), 'utf8'));
       expect(harborFieldErrors(modelOf(f), value, f)).toEqual([]);
@@ -107,5 +111,23 @@ describe('a sample run exported as Harbor', { timeout: 900_000 }, () => {
     const jobResult = JSON.parse(await readFile(path.join(job, 'result.json'), 'utf8'));
     expect(jobResult.n_total_trials).toBe(TASKS.length);
     expect(jobResult.stats.n_completed_trials).toBe(TASKS.length);
+
+    // lock.json: one TrialLock per trial, each task by its content digest in Harbor's form
+    const jobLock = JSON.parse(await readFile(path.join(job, 'lock.json'), 'utf8'));
+    expect(jobLock.trials.map((t: { task: { name: string } }) => t.task.name).sort()).toEqual(
+      [...TASKS].sort(),
+    );
+    for (const t of jobLock.trials) {
+      expect(t.task.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(t.task.type).toBe('local');
+    }
+    // osmosis-lock.json: the platform's lock, the same fingerprint the API gives for the run
+    const ownLock = JSON.parse(await readFile(path.join(job, 'osmosis-lock.json'), 'utf8'));
+    const res = await api.request('GET', `/v1/runs/${run.name}/lock`, { token: owner.token });
+    expect(res.status, res.text).toBe(200);
+    const apiLock = res.body.data as { fingerprint: string };
+    expect(ownLock.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(ownLock.fingerprint).toBe(apiLock.fingerprint);
+    expect(ownLock.tasks.map((t: { name: string }) => t.name).sort()).toEqual([...TASKS].sort());
   });
 });

@@ -19,6 +19,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { harborFieldErrors, harborVersionOfFieldLists } from './helpers/harbor-fields.ts';
+import { runLockFixture } from './helpers/run-lock-fixture.ts';
 
 const T0 = new Date('2026-12-01T10:00:00.000Z');
 let seq = 0;
@@ -190,26 +191,20 @@ describe('Harbor job files against Harbor 0.9 field lists', () => {
       }),
       attempt('hello-world', 1, { agentIndex: 2, status: 'running', outcome: null, finishedAt: null }),
     ];
-    const lock = {
-      schema_version: 1,
-      created_at: T0.toISOString(),
-      harbor: { version: null, git_commit_hash: null, is_editable: null },
-      invocation: null,
-      n_concurrent_trials: 4,
-      retry: {
-        max_retries: 0,
-        include_exceptions: null,
-        exclude_exceptions: null,
-        wait_multiplier: 1,
-        min_wait_sec: 1,
-        max_wait_sec: 60,
-      },
-      trials: [],
-    };
+    const lock = runLockFixture([
+      { name: 'hello-world', digest: 'ab'.repeat(32) },
+      { name: 'build-greeter', digest: 'cd'.repeat(32) },
+    ]);
     const job = harborJob(r, attempts, lock);
     expect(job.trials).toHaveLength(6); // the running attempt has no trial
-    expect(job.jsonFiles.map((f) => f.path).slice(0, 3)).toEqual(['config.json', 'result.json', 'lock.json']);
-    for (const file of job.jsonFiles) {
+    expect(job.jsonFiles.map((f) => f.path).slice(0, 4)).toEqual([
+      'config.json',
+      'result.json',
+      'lock.json',
+      'osmosis-lock.json',
+    ]);
+    expect(job.jsonFiles[3]?.json).toBe(lock);
+    for (const file of job.jsonFiles.filter((f) => f.path !== 'osmosis-lock.json')) {
       const model = modelOf(file.path);
       expect(model, file.path).not.toBeNull();
       // through JSON, as the file is written

@@ -185,6 +185,7 @@ export { STREAM_ACCESS_RECHECK_MS } from './routes/events-stream.ts';
 export { TIMELINE_ROWS } from './services/attempt-timeline.ts';
 export { csvLine, RESULTS_COLUMNS, resultsCsv } from './services/download-csv.ts';
 export { harborJob } from './services/harbor-export/job-files.ts';
+export { harborJobLock, harborTaskDigest } from './services/harbor-export/job-lock.ts';
 export {
   leaderboardModels,
   metadataYaml,

@@ -5,6 +5,7 @@
 // each broken rule, the tasks short of trials and the reuse_from lines that would complete them).
 import type { Readable } from 'node:stream';
 import { type EntrySource, packEntries } from '@osmosis/archive';
+import type { RunLock } from '@osmosis/contracts';
 import type { ArtifactRow, Db } from '@osmosis/db';
 import type { ArtifactStorage } from '@osmosis/storage';
 import { ApiError } from '../../errors.ts';
@@ -25,10 +26,10 @@ export interface ExportDeps {
   db: Db;
   storage: Pick<ArtifactStorage, 'getStream' | 'stat'>;
   /**
-   * The run's lock.json content, written at the job's root (null: the run has none). Given by the
-   * caller so the export does not depend on how locks are made.
+   * The run's lock (null: the run has none), mapped to lock.json and written as osmosis-lock.json at
+   * the job's root. Given by the caller so the export does not depend on how locks are made.
    */
-  lockFor?: (db: Db, runId: string) => Promise<unknown | null>;
+  lockFor?: (db: Db, runId: string) => Promise<RunLock | null>;
 }
 
 export type ExportRequest = { format: 'harbor' } | { format: 'tb-leaderboard'; submission: SubmissionInfo };

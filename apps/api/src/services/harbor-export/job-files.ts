@@ -2,7 +2,8 @@
 //
 //   config.json                  JobConfig
 //   result.json                  JobResult without trial_results
-//   lock.json                    the run's lock, when the caller has one
+//   lock.json                    JobLock made from the run's lock (job-lock.ts), when the caller has one
+//   osmosis-lock.json            the platform's run lock itself, with its fingerprint
 //   <trial>/config.json          TrialConfig
 //   <trial>/result.json          TrialResult
 //   <trial>/agent/…              the attempt's artifacts, already in Harbor's places: agent/ (logs,
@@ -11,7 +12,9 @@
 //
 // One trial per attempt that started and ended; attempts still queued or running have none (as
 // Harbor writes result.json only when a trial ends).
+import type { RunLock } from '@osmosis/contracts';
 import { harborJobConfig, harborTrialConfig } from './configs.ts';
+import { harborJobLock, type LockedTrial } from './job-lock.ts';
 import { harborJobResult } from './job-result.ts';
 import { type ExportAttempt, type ExportRun, isExportedAttempt } from './model.ts';
 import { trialNames } from './trial-names.ts';
@@ -43,8 +46,8 @@ export interface HarborJob {
   artifacts: ArtifactCopy[];
 }
 
-/** `lock`: the run's lock.json content, written at the job's root when given. */
-export function harborJob(run: ExportRun, attempts: readonly ExportAttempt[], lock?: unknown): HarborJob {
+/** `lock`: the run's lock; given, lock.json (as Harbor's JobLock) and osmosis-lock.json are written. */
+export function harborJob(run: ExportRun, attempts: readonly ExportAttempt[], lock?: RunLock): HarborJob {
   const config = harborJobConfig(run);
   const exported = attempts.filter(isExportedAttempt);
   const names = trialNames(exported);
@@ -52,6 +55,7 @@ export function harborJob(run: ExportRun, attempts: readonly ExportAttempt[], lo
   const trials: HarborTrial[] = [];
   const jsonFiles: JsonFile[] = [{ path: 'config.json', json: config }];
   const artifacts: ArtifactCopy[] = [];
+  const locked: LockedTrial[] = [];
   for (const attempt of exported) {
     const agent = agents.get(attempt.agentIndex);
     if (!agent) continue;
@@ -59,6 +63,7 @@ export function harborJob(run: ExportRun, attempts: readonly ExportAttempt[], lo
     const trialConfig = harborTrialConfig(run, agent, attempt.taskName, name);
     const result = harborTrialResult(run, agent, attempt, name, trialConfig);
     trials.push({ attempt, name, result });
+    locked.push({ taskName: attempt.taskName, taskDigest: attempt.taskDigest, config: trialConfig });
     jsonFiles.push({ path: `${name}/config.json`, json: trialConfig });
     jsonFiles.push({ path: `${name}/result.json`, json: result });
     for (const p of attempt.artifactPaths)
@@ -76,6 +81,12 @@ export function harborJob(run: ExportRun, attempts: readonly ExportAttempt[], lo
     },
   );
   jsonFiles.splice(1, 0, { path: 'result.json', json: result });
-  if (lock !== undefined) jsonFiles.splice(2, 0, { path: 'lock.json', json: lock });
+  if (lock !== undefined)
+    jsonFiles.splice(
+      2,
+      0,
+      { path: 'lock.json', json: harborJobLock(lock, config, locked) },
+      { path: 'osmosis-lock.json', json: lock },
+    );
   return { config, trials, jsonFiles, artifacts };
 }
