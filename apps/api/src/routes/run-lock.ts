@@ -16,8 +16,9 @@ export const runLockRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary:
-          "The run's lock: task and image digests, harness versions, judge, effective config (secrets by name) and its fingerprint",
+        summary: "Get a run's lock",
+        description:
+          "What the run was made of: its tasks and their digests, the registry images it pinned, each agent's harness and model with the versions its attempts reported, the judge, the effective execution config (secrets by name only) and the `fingerprint` over the fields that count. `complete` is false while attempts are still to run. 409 for a run submitted before locks were kept.",
         params: RunNameParams,
         response: { 200: RunLockResponse, ...STANDARD_ERROR_RESPONSES },
       },
@@ -34,8 +35,9 @@ export const runReproduceRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['runs'],
-        summary:
-          "Submit the run's config again as a new run with the same images, after checking its lock (409 naming each task whose digest changed)",
+        summary: 'Reproduce a run',
+        description:
+          "Submits the run's config again as a new run that gets the same pinned images, after checking it against the lock: 409 naming each task whose digest changed, that is gone, or that the selection now adds. `reuse_from` is not applied. Answers as `POST /v1/runs`.",
         params: RunNameParams,
         response: { 201: SubmitRunResponse, 422: STANDARD_ERROR_RESPONSES[400], ...STANDARD_ERROR_RESPONSES },
       },

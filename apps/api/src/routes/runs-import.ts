@@ -30,8 +30,9 @@ export const runImportRoutes: FastifyPluginAsyncZod = async (app) => {
       bodyLimit: app.config.sources.archive.maxBytes,
       schema: {
         tags: ['runs'],
-        summary:
-          'Import a Harbor job directory (tar or tar.gz in the raw body) as a finished run marked imported',
+        summary: 'Import a Harbor job as a run',
+        description:
+          "A Harbor job directory sent as a tar or tar.gz in the raw body becomes a finished run marked imported, never queued. Trials are matched to the benchmark's tasks by name; unfinished trials and those of a task the benchmark lacks are listed in `mismatches`. 400 when the archive or a file in it is refused or no trial matches, 413 past the archive size limit, 409 when the name is taken.",
         querystring: RunImportQuery,
         response: { 201: RunImportResponse, ...STANDARD_ERROR_RESPONSES },
       },

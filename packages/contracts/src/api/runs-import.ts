@@ -7,48 +7,65 @@ import { z } from 'zod';
 export const IMPORTED_RUN_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 export const RunImportQuery = z.object({
-  /** the benchmark (key, exact name or id); default: the workspace's benchmark whose tasks match */
-  benchmark: z.string().min(1).max(255).optional(),
+  benchmark: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      "The benchmark (key, exact name or id); default: the workspace's benchmark whose tasks match the most trials",
+    ),
   name: z
     .string()
     .regex(
       IMPORTED_RUN_NAME_PATTERN,
       'use 1–63 lower-case letters, digits and dashes, starting with a letter or digit',
     )
-    .optional(),
+    .optional()
+    .describe("The new run's name (1–63 lower-case letters, digits and dashes); default: a generated one"),
 });
 export type RunImportQuery = z.infer<typeof RunImportQuery>;
 
-/** A trial that was not imported, or imported with a remark, and why. */
+/** A trial that was not imported, and why. */
 export const RunImportMismatch = z.object({
-  trial: z.string(),
-  task_name: z.string().nullable(),
-  reason: z.string(),
+  trial: z.string().describe("The trial's folder name in the job directory"),
+  task_name: z
+    .string()
+    .nullable()
+    .describe('The task the trial ran, as Harbor names it; null when its result.json is missing'),
+  reason: z.string().describe('Why it was not imported'),
 });
 export type RunImportMismatch = z.infer<typeof RunImportMismatch>;
 
 /** What an imported run keeps of its origin (runs.import_info; also in runs info). */
 export const RunImportInfo = z.object({
-  source: z.literal('harbor'),
-  job_name: z.string().nullable(),
-  job_id: z.string().nullable(),
-  /** how tasks were matched: by name (Harbor's task_checksum hashes another thing than our digest) */
-  matched_by: z.literal('name'),
-  trials: z.number().int().nonnegative(),
-  imported_attempts: z.number().int().nonnegative(),
-  mismatches: z.array(RunImportMismatch),
+  source: z.literal('harbor').describe('The tool that wrote the job: `harbor`'),
+  job_name: z
+    .string()
+    .nullable()
+    .describe("The job's name (its config's job_name, else its folder); null when neither is known"),
+  job_id: z.string().nullable().describe("The job's id from its result.json; null when it has none"),
+  matched_by: z
+    .literal('name')
+    .describe(
+      "How trials were matched to tasks: by name (Harbor's task_checksum hashes another thing than the task digest)",
+    ),
+  trials: z.number().int().nonnegative().describe('Trial folders in the job, imported or not'),
+  imported_attempts: z.number().int().nonnegative().describe('Attempts the imported run holds'),
+  mismatches: z
+    .array(RunImportMismatch)
+    .describe('The trials not imported (unfinished, or of a task the benchmark lacks), with why'),
 });
 export type RunImportInfo = z.infer<typeof RunImportInfo>;
 
 export const RunImportResult = RunImportInfo.extend({
-  run_id: z.string(),
-  run_name: z.string(),
-  benchmark_key: z.string(),
-  platform_url: z.string(),
-  /** why tasks are matched by name only */
-  checksum_note: z.string(),
+  run_id: z.string().describe("The imported run's id"),
+  run_name: z.string().describe("The imported run's name"),
+  benchmark_key: z.string().describe('The benchmark the trials were matched against'),
+  platform_url: z.string().describe("The run's page in the web app"),
+  checksum_note: z.string().describe('Why tasks are matched by name only'),
 });
 export type RunImportResult = z.infer<typeof RunImportResult>;
 
-export const RunImportResponse = z.object({ data: RunImportResult });
+export const RunImportResponse = z.object({ data: RunImportResult.describe('The imported run') });
 export type RunImportResponse = z.infer<typeof RunImportResponse>;
