@@ -3,12 +3,14 @@
 // Every JSON file is checked against Harbor 0.9's field lists (lock.json as JobLock), each trial
 // folder holds the verifier's output where Harbor puts it, the rewards are those of the run, and
 // osmosis-lock.json is the run's own lock (its fingerprint that of `GET /v1/runs/:name/lock`).
+// Then the job directory is imported back: the same rewards, and it compares with the original.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type SeededMember, startTestApi, type TestApi } from '@osmosis/api/testing';
 import { buildContext, fakeIO, runsExportAction } from '@osmosis/cli/testing';
+import { packTarBuffer } from '@osmosis/tasks';
 import type { RunningWorker } from '@osmosis/worker/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harborFieldErrors } from './helpers/harbor-fields.ts';
@@ -23,6 +25,7 @@ let worker: RunningWorker;
 let owner: SeededMember;
 let dataDir: string;
 let outDir: string;
+let exported: { run: string; job: string } | undefined;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-export-sample-'));
@@ -129,5 +132,35 @@ describe('a sample run exported as Harbor', { timeout: 900_000 }, () => {
     expect(ownLock.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(ownLock.fingerprint).toBe(apiLock.fingerprint);
     expect(ownLock.tasks.map((t: { name: string }) => t.name).sort()).toEqual([...TASKS].sort());
+    exported = { run: run.name, job };
+  });
+
+  it('imported back, the job is a run with the same rewards, and compares with the original', async () => {
+    expect(exported, 'the export case ran first').toBeDefined();
+    const { run, job } = exported!;
+    const upload = await fetch(`${api.url}/v1/runs/import?benchmark=sample&name=round-trip`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/gzip' },
+      body: await packTarBuffer(job, { gzip: true }),
+    });
+    const imported = (await upload.json()) as { data: { run_name: string; mismatches: unknown[] } };
+    expect(upload.status, JSON.stringify(imported)).toBe(201);
+    expect(imported.data.run_name).toBe('round-trip');
+    expect(imported.data.mismatches).toEqual([]);
+
+    const rewardsOf = async (name: string) => {
+      const rows = await api.db.attempt.findMany({
+        where: { run: { name, workspaceId: owner.workspaceId } },
+        select: { reward: true, outcome: true, task: { select: { name: true } } },
+      });
+      return rows.map((r) => `${r.task.name} ${r.outcome} ${r.reward}`).sort();
+    };
+    expect(await rewardsOf('round-trip')).toEqual(await rewardsOf(run));
+
+    const res = await api.request('GET', `/v1/runs/round-trip/compare?other=${run}`, { token: owner.token });
+    expect(res.status, res.text).toBe(200);
+    const data = res.body.data as { a: { imported: boolean }; b: { imported: boolean } };
+    expect(data.a.imported).toBe(true);
+    expect(data.b.imported).toBe(false);
   });
 });
