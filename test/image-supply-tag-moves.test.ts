@@ -4,10 +4,11 @@
 // sandbox held by a gate — image B is pushed under the same tag and the engine's own copy of the
 // tag is moved to B as well (another run pulled it). Every attempt of the run still runs on A (its
 // verifier reads a marker only A has), and the pin the run shows in `runs info --json` and in
-// results.csv is A's digest.
+// results.csv is A's digest, as in the run's lock and its Harbor export.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -166,5 +167,21 @@ describe('a tag that moves mid-run', { timeout: 900_000 }, () => {
     expect(column).toBeGreaterThanOrEqual(0);
     expect(rows).toHaveLength(3);
     for (const row of rows) expect(row.split(',')[column]).toBe(digestA);
+
+    // the run's lock holds the pin, and so does the Harbor export of the run (TB2-shaped task)
+    const lock = (await api.request('GET', `/v1/runs/${submitted.name}/lock`, { token: owner.token })).body
+      .data;
+    expect(lock.images).toEqual([expect.objectContaining({ reference, digest: digestA })]);
+    const exported = await fetch(`${api.url}/v1/runs/${submitted.name}/export?format=harbor`, {
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
+    expect(exported.status).toBe(200);
+    const out = mkdtempSync(path.join(root, 'export-'));
+    writeFileSync(path.join(out, 'job.tar.gz'), Buffer.from(await exported.arrayBuffer()));
+    await run('tar', ['-xzf', 'job.tar.gz'], { cwd: out });
+    expect(await readdir(out)).toContain('lock.json');
+    const ownLock = JSON.parse(await readFile(path.join(out, 'osmosis-lock.json'), 'utf8'));
+    expect(ownLock.images).toEqual([expect.objectContaining({ reference, digest: digestA })]);
+    expect(ownLock.fingerprint).toBe(lock.fingerprint);
   });
 });
