@@ -6,21 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type SeededMember, startTestApi, type TestApi } from '@osmosis/api/testing';
-import {
-  ApiClient,
-  buildContext,
-  buildProgram,
-  CliError,
-  fakeIO,
-  pendingExitCode,
-  registerBenchmark,
-  setCurrentIO,
-  setExitCode,
-  stripAnsi,
-  watchRun,
-} from '@osmosis/cli/testing';
+import { ApiClient, buildContext, fakeIO, stripAnsi, watchRun } from '@osmosis/cli/testing';
 import { RunEventsResponse } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runBenchmarkCli } from './helpers/cli-runner.ts';
 import { type SeededRun, seedRun } from './results-seed.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -92,18 +81,7 @@ async function cli(argv: string[]) {
     env: { OSMOSIS_CONFIG_DIR: configDir, OSMOSIS_TOKEN: owner.token, OSMOSIS_PLATFORM_URL: api.url },
     stdin: '',
   });
-  setCurrentIO(io);
-  setExitCode(0);
-  const program = buildProgram(io, (t) => io.stderr.write(t));
-  registerBenchmark(program);
-  let error: CliError | undefined;
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-  } catch (caught) {
-    if (!(caught instanceof CliError)) throw caught;
-    error = caught;
-  }
-  return { code: error ? -1 : pendingExitCode(), error, out: io.out(), err: io.err() };
+  return runBenchmarkCli(io, argv);
 }
 
 const tag = (m: string) => m.split(' ')[0];

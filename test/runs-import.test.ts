@@ -9,18 +9,11 @@ import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { type SeededMember, startTestApi, type TestApi } from '@osmosis/api/testing';
-import {
-  buildProgram,
-  CliError,
-  fakeIO,
-  pendingExitCode,
-  registerBenchmark,
-  setCurrentIO,
-  setExitCode,
-} from '@osmosis/cli/testing';
+import { fakeIO } from '@osmosis/cli/testing';
 import { RunImportResponse } from '@osmosis/contracts';
 import { packTarBuffer } from '@osmosis/tasks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBenchmarkCli } from './helpers/cli-runner.ts';
 import { harborTrialResult, writeHarborJob } from './helpers/harbor-job.ts';
 import { rawTar } from './helpers/raw-tar.ts';
 import { seedRun } from './results-seed.ts';
@@ -352,18 +345,7 @@ async function cli(argv: string[]) {
     },
     stdin: '',
   });
-  setCurrentIO(io);
-  setExitCode(0);
-  const program = buildProgram(io, (t) => io.stderr.write(t));
-  registerBenchmark(program);
-  let error: CliError | undefined;
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-  } catch (caught) {
-    if (!(caught instanceof CliError)) throw caught;
-    error = caught;
-  }
-  return { code: error ? -1 : pendingExitCode(), error, out: io.out(), err: io.err() };
+  return runBenchmarkCli(io, argv);
 }
 
 describe('osmosis benchmark runs import (real API)', () => {

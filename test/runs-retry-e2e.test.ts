@@ -9,18 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type SeededMember, startTestApi, type TestApi } from '@osmosis/api/testing';
-import {
-  buildProgram,
-  CliError,
-  fakeIO,
-  pendingExitCode,
-  registerBenchmark,
-  setCurrentIO,
-  setExitCode,
-} from '@osmosis/cli/testing';
+import { fakeIO } from '@osmosis/cli/testing';
 import { CliActionEnvelope } from '@osmosis/contracts';
 import type { RunningWorker } from '@osmosis/worker/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBenchmarkCli } from './helpers/cli-runner.ts';
 import { type FakeModelServer, type FakeReply, startFakeModelServer } from './helpers/fake-model-server.ts';
 import { addBenchmark, runEnded, submitRun } from './helpers/runs.ts';
 import { startTestWorker, TEST_PRIVATE_NETWORK_ALLOWLIST } from './helpers/worker.ts';
@@ -76,18 +69,7 @@ async function cli(argv: string[]) {
     env: { OSMOSIS_CONFIG_DIR: configDir, OSMOSIS_TOKEN: owner.token, OSMOSIS_PLATFORM_URL: api.url },
     stdin: '',
   });
-  setCurrentIO(io);
-  setExitCode(0);
-  const program = buildProgram(io, (t) => io.stderr.write(t));
-  registerBenchmark(program);
-  let error: CliError | undefined;
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-  } catch (caught) {
-    if (!(caught instanceof CliError)) throw caught;
-    error = caught;
-  }
-  return { code: error ? -1 : pendingExitCode(), error, out: io.out(), err: io.err() };
+  return runBenchmarkCli(io, argv);
 }
 
 const ended = (name: string) => runEnded(api, owner.token, name);
