@@ -89,6 +89,8 @@ describe('pages under hostile input', () => {
       `/benchmarks/hostile-bench?q=${enc(MARK)}`,
       `/benchmarks/hostile-bench?q=${LONG}`,
       '/benchmarks/hostile-bench?q[]=a',
+      `/benchmarks/hostile-bench?scatter=${enc(MARK)}`,
+      '/benchmarks/hostile-bench?scatter[]=time',
       '/benchmarks/their-bench',
       `/quality?benchmark=${enc(MARK)}`,
       '/operators',
