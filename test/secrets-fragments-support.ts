@@ -67,10 +67,15 @@ export async function writeFragmentBenchmark(root: string, buildValue: string): 
   return Object.keys(VERIFIERS);
 }
 
-/** A random value of `length` letters and digits. */
+/** A random value of `length` letters and digits that starts with a letter. */
 export function randomValue(length: number, random: (n: number) => Buffer): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  return [...random(length)].map((b) => alphabet[b % alphabet.length]).join('');
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const alphabet = `${letters}0123456789`;
+  // A letter first: a value that began with digits would parse as a number in the bad-JSON
+  // task, and the parser's message would name a different column.
+  return [...random(length)]
+    .map((b, i) => (i === 0 ? letters[b % letters.length] : alphabet[b % alphabet.length]))
+    .join('');
 }
 
 /** Every `<where>: <piece> of <label>` where six consecutive characters of a value show up. */
