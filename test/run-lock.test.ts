@@ -230,13 +230,37 @@ describe('reuse_from: completing a sweep stopped halfway', { timeout: 1_200_000 
     expect(differs.status, differs.text).toBe(400);
     expect(differs.body.error.details.differing_fields).toEqual(['execution.timeout_multiplier']);
 
+    // the preview counts what would be taken over and what still runs, and refuses as submit does
+    const preview = await api.request('POST', '/v1/runs/preview', {
+      token: owner.token,
+      body: { config_toml: SWEEP_TOML(), file_name: 'sweep.toml', reuse_from: name },
+    });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.data.reuse).toEqual({ from: name, attempts: taken.length, to_run: 8 - taken.length });
+    const previewDiffers = await api.request('POST', '/v1/runs/preview', {
+      token: owner.token,
+      body: {
+        config_toml: SWEEP_TOML(`timeout_multiplier = 2\nreuse_from = "${name}"`),
+        file_name: 'sweep.toml',
+      },
+    });
+    expect(previewDiffers.status, previewDiffers.text).toBe(400);
+    expect(previewDiffers.body.error.details.differing_fields).toEqual(['execution.timeout_multiplier']);
+    const plain = await api.request('POST', '/v1/runs/preview', {
+      token: owner.token,
+      body: { config_toml: SWEEP_TOML(), file_name: 'sweep.toml' },
+    });
+    expect(plain.body.data.reuse).toBeNull();
+
     // the same sweep, completed from the stopped one (the CLI's flag)
-    const { name: next, id: nextId } = await submitRun(
-      api,
-      owner.token,
-      SWEEP_TOML(`reuse_from = "${name}"`),
-      's.toml',
-    );
+    const submitted = await submitStatus(owner.token, SWEEP_TOML(`reuse_from = "${name}"`));
+    expect(submitted.status, submitted.text).toBe(201);
+    const { name: next, id: nextId } = submitted.body.data;
+    expect(submitted.body.data.reuse).toEqual({
+      from: name,
+      attempts: taken.length,
+      to_run: 8 - taken.length,
+    });
     const ended = await runEnded(api, owner.token, next);
     expect(ended.status).toBe('finished');
     const after = await api.db.attempt.findMany({

@@ -24,6 +24,7 @@ import { ApiError } from '../errors.ts';
 import { iso } from '../services/serialize.ts';
 import { type CreateRunOptions, createRun, removeUnqueuedRun } from '../services/submit-create.ts';
 import { type Prepared, prepareRun } from '../services/submit-prepare.ts';
+import { previewReuse } from '../services/submit-reuse-preview.ts';
 
 export const submitRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
@@ -44,6 +45,7 @@ export const submitRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const prepared = await prepareRun(app, request.auth, request.body);
+      await previewReuse(app.db, request.auth.workspace.id, request.body, prepared);
       return { data: prepared.preview };
     },
   );
@@ -108,6 +110,7 @@ export async function createAndEnqueue(
     created_at: iso(run.createdAt),
     platform_url: `${app.config.publicUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(run.name)}`,
     total_attempts: prepared.resolved.totalAttempts,
+    reuse: run.reuse,
     warnings: prepared.warnings,
   };
 }

@@ -4,6 +4,7 @@ import {
   effectiveEnv,
   type RunAgentSpec,
   type RunConfig,
+  type RunReuse,
   type RunSelection,
   type SubmitRunBody,
 } from '@osmosis/contracts';
@@ -190,7 +191,10 @@ export async function createRun(
             submittedEvent(run.id, caller, body, prepared, { planned: plan.length, reuse }),
             { runId: run.id, level: 'info', step: 'run.queued', message: 'run queued for dispatch' },
           ]);
-          return queued;
+          const reused: RunReuse | null = reuse
+            ? { from: reuse.sourceName, attempts: reuse.attempts.size, to_run: plan.length }
+            : null;
+          return { ...queued, reuse: reused };
         },
         { timeout: 120_000, maxWait: 10_000 },
       );

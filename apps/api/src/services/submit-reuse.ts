@@ -19,6 +19,8 @@ export interface ReusePlan {
   sourceName: string;
   /** `${agentIndex}/${taskId}/${index}` of the new run → the earlier attempt's id */
   attempts: Map<string, string>;
+  /** agent index → how many of its attempts are taken over */
+  perAgent: Map<number, number>;
 }
 
 export const reuseKey = (agentIndex: number, taskId: string, index: number) =>
@@ -110,13 +112,15 @@ export async function planReuse(
     select: { id: true, index: true, agent: { select: { index: true } }, task: { select: { name: true } } },
   });
   const attempts = new Map<string, string>();
+  const perAgent = new Map<number, number>();
   for (const a of scored) {
     const taskId = taskIds.get(a.task.name);
     if (!taskId || a.index >= record.execution.attempts_per_task) continue;
     if (!matched.has(`${a.agent.index}/${a.task.name}`)) continue;
     attempts.set(reuseKey(a.agent.index, taskId, a.index), a.id);
+    perAgent.set(a.agent.index, (perAgent.get(a.agent.index) ?? 0) + 1);
   }
-  return { sourceRunId: source.id, sourceName: source.name, attempts };
+  return { sourceRunId: source.id, sourceName: source.name, attempts, perAgent };
 }
 
 /** Result columns of an attempt that a reused copy takes over as they are. */

@@ -81,6 +81,11 @@ export function renderPreview(p: RunPreview, color = false): string {
     'Attempts',
     `${p.attempts_per_task} per task × ${p.tasks.task_count} task${p.tasks.task_count === 1 ? '' : 's'} × ${agents} agent${agents === 1 ? '' : 's'} = ${p.total_attempts} attempt${p.total_attempts === 1 ? '' : 's'}`,
   ]);
+  if (p.reuse)
+    rows.push([
+      '',
+      `${p.reuse.attempts} finished attempt(s) taken over from run ${p.reuse.from}; ${p.reuse.to_run} to run`,
+    ]);
   rows.push([
     'Concurrency',
     `${p.max_concurrent_attempts} attempt${p.max_concurrent_attempts === 1 ? '' : 's'} at a time`,
@@ -313,6 +318,7 @@ async function submit(ctx: Context, rawPath: string, options: SubmitOptions): Pr
       },
       benchmark: preview.benchmark,
       total_attempts: run.total_attempts,
+      reuse: run.reuse ?? null,
       warnings: run.warnings,
       secrets: preview.secrets.map((sec) => ({ name: sec.name, scope: sec.scope })),
     },
@@ -320,6 +326,11 @@ async function submit(ctx: Context, rawPath: string, options: SubmitOptions): Pr
     display: [
       `Status: ${run.status}`,
       `Benchmark: ${config.experiment.benchmark}`,
+      ...(run.reuse
+        ? [
+            `Reused: ${run.reuse.attempts} finished attempt(s) from run ${run.reuse.from}; ${run.reuse.to_run} to run`,
+          ]
+        : []),
       `Check status with: osmosis benchmark runs info ${run.name}`,
       `View: ${run.platform_url}`,
     ],

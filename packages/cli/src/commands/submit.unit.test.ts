@@ -96,3 +96,11 @@ describe('the submit preview says which phase receives each secret', () => {
     expect(renderPreview(preview)).not.toContain('workspace limit');
   });
 });
+
+describe('the submit preview with reuse_from', () => {
+  it('says how many attempts are taken over and how many still run', () => {
+    const text = renderPreview({ ...preview, reuse: { from: 'brave-otter', attempts: 3, to_run: 5 } });
+    expect(text).toContain('3 finished attempt(s) taken over from run brave-otter; 5 to run');
+    expect(renderPreview(preview)).not.toContain('taken over');
+  });
+});

@@ -94,6 +94,17 @@ export const RunPreviewSecret = z.object({
 });
 export type RunPreviewSecret = z.infer<typeof RunPreviewSecret>;
 
+/** What a run with `reuse_from` takes over from the earlier run, and what it still runs. */
+export const RunReuse = z.object({
+  from: z.string().describe('The earlier run whose attempts are taken over'),
+  attempts: z
+    .number()
+    .int()
+    .describe('Its finished, scored attempts the new run takes over (those whose task and agent match)'),
+  to_run: z.number().int().describe('Attempts the new run still runs: total_attempts − attempts'),
+});
+export type RunReuse = z.infer<typeof RunReuse>;
+
 export const RunPreview = z.object({
   benchmark: z
     .object({
@@ -135,8 +146,13 @@ export const RunPreview = z.object({
   pass_threshold: z.number().describe('Reward at or above which an attempt passes (0–1)'),
   judge_model: z.string().nullable().describe("The judge's model; null when the benchmark needs none"),
   max_cost_usd: z.number().nullable().optional().describe('`[execution] max_cost_usd`; null: no budget'),
+  reuse: RunReuse.nullable()
+    .optional()
+    .describe(
+      '`reuse_from`: what the run would take over and what it would still run; null without reuse_from',
+    ),
   cost_estimate: CostEstimate.optional().describe(
-    "the run's cost estimated from earlier runs of the same benchmark and models",
+    "the run's cost estimated from earlier runs of the same benchmark and models (attempts taken over cost nothing)",
   ),
   secrets: z
     .array(RunPreviewSecret)
@@ -155,6 +171,9 @@ export const SubmittedRun = z.object({
   created_at: Timestamp.describe('When it was created'),
   platform_url: z.string().describe("The run's page on the web platform"),
   total_attempts: z.number().int().describe('Attempts planned: agents × tasks × attempts_per_task'),
+  reuse: RunReuse.nullable()
+    .optional()
+    .describe('`reuse_from`: what the run took over and what it still runs; null without reuse_from'),
   warnings: z.array(ConfigIssue).describe('Problems that did not refuse the run'),
 });
 export type SubmittedRun = z.infer<typeof SubmittedRun>;
