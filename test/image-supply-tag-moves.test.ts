@@ -35,6 +35,8 @@ let api: TestApi;
 let worker: RunningWorker;
 let owner: SeededMember;
 let root: string;
+/** the first test's run and the digest it pinned (the second reproduces it) */
+let first: { name: string; digest: string } | undefined;
 const savedEnv: Record<string, string | undefined> = {};
 
 async function buildMarked(name: string, marker: string): Promise<void> {
@@ -118,6 +120,7 @@ describe('a tag that moves mid-run', { timeout: 900_000 }, () => {
     ).toBeNull();
     const toml = `[experiment]\nbenchmark = "moving-tag"\n\n[execution]\nattempts_per_task = 3\nmax_concurrent_attempts = 1\n\n[[agents]]\nharness = "oracle"\n`;
     const submitted = await submitRun(api, owner.token, toml, 'moving.toml');
+    first = { name: submitted.name, digest: digestA };
 
     // the first attempt pulled A and pinned it; its sandbox waits at the gate
     const pin = await waitFor(
@@ -183,5 +186,32 @@ describe('a tag that moves mid-run', { timeout: 900_000 }, () => {
     const ownLock = JSON.parse(await readFile(path.join(out, 'osmosis-lock.json'), 'utf8'));
     expect(ownLock.images).toEqual([expect.objectContaining({ reference, digest: digestA })]);
     expect(ownLock.fingerprint).toBe(lock.fingerprint);
+  });
+
+  it('a reproduction whose pinned digest was deleted from the registry ends each attempt naming that digest', async () => {
+    if (!first) throw new Error('the first test did not get as far as its run');
+    const { name, digest } = first;
+    // the registry deletes A (the tag now names B), and the engine forgets A entirely
+    const repository = reference.slice(registry.host.length + 1, reference.lastIndexOf(':'));
+    const deleted = await fetch(`${registry.url}/v2/${repository}/manifests/${digest}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(202);
+    const pinnedName = `${reference.slice(0, reference.lastIndexOf(':'))}@${digest}`;
+    const a = await docker.getImage(pinnedName).inspect();
+    await run('docker', ['rmi', '-f', a.Id]);
+
+    const res = await api.request('POST', `/v1/runs/${name}/reproduce`, { token: owner.token });
+    expect(res.status, res.text).toBe(201);
+    const again = res.body.data as { id: string; name: string };
+    const pins = await api.db.runImagePin.findMany({ where: { runId: again.id } });
+    expect(pins).toEqual([expect.objectContaining({ reference, digest })]);
+    await runEnded(api, owner.token, again.name, 600_000);
+    const attempts = await api.db.attempt.findMany({ where: { runId: again.id } });
+    expect(attempts).toHaveLength(3);
+    for (const x of attempts) {
+      expect(x, `attempt ${x.index}`).toMatchObject({ outcome: 'errored', errorClass: 'image_pull' });
+      expect(x.errorMessage).toContain(
+        `at the digest this run is pinned to (${digest}) is no longer in its registry`,
+      );
+    }
   });
 });

@@ -84,3 +84,17 @@ export function pullFailure(reference: string, source: string, detail: string): 
     detail,
   );
 }
+
+/**
+ * A pull of the digest the run pinned (not one the task named) that the registry no longer has:
+ * the tag moved and the image it named was deleted. Said as such, since the task's own reference
+ * still resolves and "not found" alone would not tell the member why.
+ */
+export function pinnedDigestGone(error: ImagePullError, reference: string, digest: string): ImagePullError {
+  return new ImagePullError(
+    'not_found',
+    error.reference,
+    `image ${reference} at the digest this run is pinned to (${digest}) is no longer in its registry: the tag has moved since and the image it named was deleted. Every attempt of a run gets the image the run pinned (a reproduction: the images of the run it reproduces); submit the config as a new run to use the tag's current image`,
+    error.detail,
+  );
+}

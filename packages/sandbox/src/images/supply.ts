@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import { getDocker, statusOf } from '../docker.ts';
-import { ImagePullError } from './errors.ts';
+import { ImagePullError, pinnedDigestGone } from './errors.ts';
 import { checkPullAddress, type ImagePolicy, type PullPlan, planPull, scrubImageText } from './policy.ts';
 import type { PullProgress } from './progress.ts';
 import { type EnginePullResult, pulledNameOf, pullThroughEngine } from './pull.ts';
@@ -159,7 +159,12 @@ export class DockerImageSupplier implements ImageSupplier {
       };
     }
     await checkPullAddress(this.#policy, raw, plan);
-    const pulled = await this.#sharedPull(plan, pin, options);
+    const pulled = await this.#sharedPull(plan, pin, options).catch((error: unknown) => {
+      const runPin = plan.reference.digest ? null : (options.digest ?? null);
+      if (runPin && error instanceof ImagePullError && error.kind === 'not_found')
+        throw pinnedDigestGone(error, reference, runPin);
+      throw error;
+    });
     // the names the pull made, each marked for retention
     const names = [formatReference(parseImageReference(pulled.pulledName))];
     if (pulled.digest) names.push(`${repositoryOf(plan.pullFrom)}@${pulled.digest}`);
