@@ -33,6 +33,15 @@ describe('database client', () => {
     expect(await testDb.db.workspace.count({ where: { name: 'rolled-back' } })).toBe(0);
   });
 
+  it("lets a transaction that a busy machine makes slower than Prisma's 5 s finish and commit", async () => {
+    // pg_sleep stands for a host too busy to come back to the transaction sooner
+    await testDb.db.$transaction(async (tx) => {
+      await tx.workspace.create({ data: { name: 'slow-but-kept' } });
+      await tx.$executeRaw`SELECT pg_sleep(6)`;
+    });
+    expect(await testDb.db.workspace.count({ where: { name: 'slow-but-kept' } })).toBe(1);
+  });
+
   it('reads a Unix socket folder from ?host= as libpq and Prisma do', () => {
     expect(poolConfigFromUrl('postgresql://u:p@localhost:5433/db?host=/run/postgresql')).toMatchObject({
       host: '/run/postgresql',

@@ -32,6 +32,14 @@ const pools = new WeakMap<object, pg.Pool>();
  */
 const genericPools = new WeakMap<object, pg.Pool>();
 
+/**
+ * Interactive transactions' limits when a call sets none. Prisma's own (2 s to get a connection,
+ * 5 s in all) ended short transactions on a busy machine — an attempt's lease or result written
+ * while the host ran the suite beside CPU hogs took 6 s — and the work they carried was lost with
+ * them. These still end a transaction whose process has stalled.
+ */
+const TRANSACTION_DEFAULTS = Object.freeze({ maxWait: 15_000, timeout: 60_000 });
+
 /** A Prisma client on the pg driver adapter (no native query engine). */
 export function createDb(
   databaseUrl: string = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
@@ -41,7 +49,10 @@ export function createDb(
   // an idle connection the server dropped (a restart) is an 'error' on the pool: the pool replaces
   // it; unhandled, the event would end the process before Prisma attaches its own handler
   pool.on('error', () => undefined);
-  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  const db = new PrismaClient({
+    adapter: new PrismaPg(pool, { disposeExternalPool: true }),
+    transactionOptions: TRANSACTION_DEFAULTS,
+  });
   pools.set(db, pool);
   // pg opens connections only when a statement needs one: a process that sends no hot-path
   // statement (the API) opens none here
