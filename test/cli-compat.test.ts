@@ -136,7 +136,7 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-describe('an upstream script, unchanged', { timeout: 300_000 }, () => {
+describe('an upstream script, unchanged', { timeout: 1_200_000 }, () => {
   it('runs every benchmark, secret and auth command with --json: exit codes and keys as upstream documents', async () => {
     // bare `osmosis`: help, exit 0
     expect((await sh([])).code).toBe(0);
@@ -281,7 +281,7 @@ describe('an upstream script, unchanged', { timeout: 300_000 }, () => {
   });
 });
 
-describe('inside a git repository, as upstream', { timeout: 300_000 }, () => {
+describe('inside a git repository, as upstream', { timeout: 1_200_000 }, () => {
   it('uses the login of the workspace origin is linked to (X-Osmosis-Git), and reports git and workspace_directory', async () => {
     // the script above logged acme's seeded owner out (its token is revoked): another owner
     const acmeOwner = await api.addMember(acme.workspaceId, 'owner', 'otto@acme.test');
