@@ -15,6 +15,7 @@ import type { MemberRole } from '@osmosis/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { TEST_REDIS_URL, testQueuePrefix } from './helpers/redis.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const ROLES: MemberRole[] = ['owner', 'admin', 'member', 'viewer'];
@@ -241,13 +242,19 @@ beforeAll(async () => {
   child.stderr?.on('data', (c: Buffer) => {
     output += c.toString();
   });
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) break;
-    } catch {}
-    if (i > 300 || child.exitCode !== null) throw new Error(`the API did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // up when /healthz answers; an exit ends the wait at once (a busy machine only makes it longer)
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the API exited while starting:\n${output}`);
+      return fetch(`${baseUrl}/healthz`)
+        .then((r) => r.ok)
+        .catch(() => false);
+    },
+    60_000,
+    100,
+  ).catch((error: Error) => {
+    throw new Error(`the API did not start (${error.message}):\n${output}`);
+  });
 });
 
 afterAll(async () => {
