@@ -170,6 +170,11 @@ export interface FakeExecutorOptions {
   durationMs?: number;
   /** result per execution (default passed, reward 1) */
   result?: (execution: AttemptExecution) => ExecutionResult | Promise<ExecutionResult>;
+  /**
+   * An execution also waits until this many of its run's have run at once: a test of the
+   * concurrency limit sees it reached however slowly a busy machine dispatches.
+   */
+  holdUntilRunning?: number;
 }
 
 /** An executor that sleeps and returns a result; records how many run at once. */
@@ -202,7 +207,12 @@ export function fakeExecutor(options: FakeExecutorOptions = {}) {
     );
     try {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, options.durationMs ?? 50);
+        const reached = () =>
+          (state.maxRunningByRun.get(execution.runId) ?? 0) >= (options.holdUntilRunning ?? 0);
+        let timer = setTimeout(function done() {
+          if (reached()) resolve();
+          else timer = setTimeout(done, 20);
+        }, options.durationMs ?? 50);
         execution.signal.addEventListener(
           'abort',
           () => {
