@@ -5,7 +5,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createJudgeClient, runHleJudgeVerifier, runRubricJudgeVerifier } from '@osmosis/harness';
+import {
+  createJudgeClient,
+  defaultHleJudgeTemplate,
+  rubricJudgeTemplate,
+  runHleJudgeVerifier,
+  runRubricJudgeVerifier,
+} from '@osmosis/harness';
 import { createSandbox, type Sandbox } from '@osmosis/sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeModelServer, startFakeModelServer } from './helpers/fake-model-server.ts';
@@ -66,6 +72,7 @@ describe('LLM judge verifiers', { timeout: 120_000 }, () => {
     expect(right.reward).toBe(1);
     expect(right.judgement).toMatchObject({ correct: true, extracted_answer: '41', confidence: 70 });
     expect(right.judge).toMatchObject({ calls: 1, usage: { input: 800, output: 60 }, cost_usd: 0.00224 });
+    expect(right.template).toEqual({ kind: 'default', digest: defaultHleJudgeTemplate().digest });
     // the stated confidence rides along for the calibration error (compute_calibration.py)
     expect(await rewardFile()).toEqual({ reward: 1, confidence: 70 });
     const prompt = fake.requests[0]!.body.messages[0].content as string;
@@ -105,9 +112,11 @@ describe('LLM judge verifiers', { timeout: 120_000 }, () => {
     );
   });
 
-  it('HLE: no response means reward 0 without calling the judge', async () => {
+  it('HLE: no response means reward 0 without calling the judge (the configured prompt is still reported)', async () => {
     const r = await runHleJudgeVerifier({ sandbox, taskDir, client: judge() });
     expect(r).toMatchObject({ reward: 0, judgement: null, judge: { calls: 0 } });
+    const configured = defaultHleJudgeTemplate();
+    expect(r.template).toEqual({ kind: 'default', digest: configured.digest });
     expect(fake.requests).toHaveLength(0);
     expect(await rewardFile()).toEqual({ reward: 0 });
   });
@@ -131,6 +140,7 @@ describe('LLM judge verifiers', { timeout: 120_000 }, () => {
     });
     expect(r.reward).toBe(0.75);
     expect(await rewardFile()).toEqual({ reward: 0.75 });
+    expect(r.template).toEqual(rubricJudgeTemplate());
   });
 
   it('GDPVal-style rubric: delivered files reach the judge — text inline, a PDF attached for a model that reads files', async () => {

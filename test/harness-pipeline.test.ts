@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { atifProblems } from '@osmosis/contracts';
-import { createJudgeClient, createJudgeVerifier } from '@osmosis/harness';
+import { createJudgeClient, createJudgeVerifier, defaultHleJudgeTemplate } from '@osmosis/harness';
 import { parseTaskConfig } from '@osmosis/tasks';
 import { type AttemptInput, executeAttempt } from '@osmosis/worker/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -156,6 +156,8 @@ describe('model-driven harnesses in the attempt pipeline', { timeout: 240_000 },
     expect(result).toMatchObject({ outcome: 'passed', reward: 1 });
     expect(result).toMatchObject({ inputTokens: 600, outputTokens: 60 });
     expect(result).toMatchObject({ judgeInputTokens: 700, judgeOutputTokens: 40, judgeCostUsd: 0.001785 });
+    // the prompt it was graded with goes with the result, for the run's lock
+    expect(result.judgeTemplate).toBe(`default:${defaultHleJudgeTemplate().digest}`);
     const judgeRequest = fake.requests[2]!;
     expect(judgeRequest.headers.authorization).toBe(`Bearer ${JUDGE_KEY}`);
     expect(JSON.stringify(judgeRequest.body)).toContain('Answer: 41');

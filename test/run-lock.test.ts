@@ -1,15 +1,25 @@
 // A run's lock end to end: the bundled sample benchmark synced and run by a real worker in Docker
 // (oracle and nop, no model), then its lock read through the API and the CLI, and a reproduction
-// submitted from it that ends with the same fingerprint.
-import { mkdtempSync, rmSync } from 'node:fs';
+// submitted from it that ends with the same fingerprint; an HLE-style run graded by the worker's
+// judge (the fake model server) lists the judge prompt it was graded with.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type SeededMember, startTestApi, type TestApi } from '@osmosis/api/testing';
 import { fakeIO } from '@osmosis/cli/testing';
 import { RunLock } from '@osmosis/contracts';
+import { countedLockFields } from '@osmosis/core';
+import {
+  defaultHleJudgeTemplate,
+  HLE_JUDGE_TEMPLATE_ENV,
+  HLE_REFERENCE,
+  loadReferenceHleJudgeTemplate,
+} from '@osmosis/harness';
 import type { RunningWorker } from '@osmosis/worker/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBenchmarkCli } from './helpers/cli-runner.ts';
+import { type FakeModelServer, startFakeModelServer } from './helpers/fake-model-server.ts';
+import { harborReferenceRoot } from './helpers/harbor-reference.ts';
 import { addBenchmark, runEnded, submitRun } from './helpers/runs.ts';
 import { startTestWorker } from './helpers/worker.ts';
 import { get, signIn } from './pages-support.ts';
@@ -26,6 +36,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-lock-e2e-'));
   configDir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-lock-cli-'));
   process.env.OSMOSIS_DATA_DIR = dataDir;
+  process.env.OSMOSIS_SECRET_KEYS = `lock1:${Buffer.alloc(32, 5).toString('base64')}`; // the judge's key
   api = await startTestApi();
   owner = await api.seedWorkspace();
   worker = await startTestWorker(api, dataDir, { concurrency: 2 });
@@ -308,5 +319,96 @@ describe('reuse_from: completing a sweep stopped halfway', { timeout: 1_200_000 
     const info = await cli(['benchmark', 'runs', 'info', next]);
     expect(info.out).toContain(`${taken.length} finished attempt(s) taken over from run ${name}`);
     expect(info.out.match(/\(reused\)/g)?.length ?? 0).toBe(taken.length);
+  });
+});
+
+describe("the judge's prompt in the lock", { timeout: 1_200_000 }, () => {
+  let fake: FakeModelServer;
+  const JUDGED_TOML = (extra = '') =>
+    `[experiment]\nbenchmark = "judged"\n[execution]\njudge_api_key_secret = "JUDGE_KEY"\nattempts_per_task = 2\n${extra}\n[[agents]]\nharness = "oracle"\n`;
+  let judged: { name: string; id: string; lock: RunLock } = { name: '', id: '', lock: {} as RunLock };
+
+  beforeAll(async () => {
+    fake = await startFakeModelServer();
+    process.env.OSMOSIS_PROVIDER_OPENAI_BASE_URL = fake.openaiBaseUrl;
+    const verdict = { extracted_final_answer: '41', reasoning: 'match', correct: 'yes', confidence: 90 };
+    fake.setFallback({ kind: 'text', text: JSON.stringify(verdict) });
+    const key = await api.request('PUT', '/v1/secrets/JUDGE_KEY', {
+      token: owner.token,
+      body: { value: 'sk-judge-lock' },
+    });
+    expect(key.status, key.text).toBe(201);
+    // the bundled HLE-style task, as a benchmark the LLM judge grades
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'osmosis-lock-hle-'));
+    cpSync(path.join(import.meta.dirname, 'fixtures/hle-mini'), path.join(dir, 'hle-mini'), {
+      recursive: true,
+    });
+    await addBenchmark(api, owner.token, dir, 'judged', {
+      judge_kind: 'hle',
+      judge_model_default: 'openai/gpt-5.2',
+    });
+    rmSync(dir, { recursive: true, force: true });
+  }, 300_000);
+  afterAll(async () => {
+    delete process.env.OSMOSIS_PROVIDER_OPENAI_BASE_URL;
+    await fake?.close();
+  });
+
+  async function judgedRun(submit: () => Promise<string>) {
+    const name = await submit();
+    const run = await runEnded(api, owner.token, name);
+    expect(run.status).toBe('finished');
+    return { name, id: run.id as string, lock: await lockOf(name) };
+  }
+  const reproduce = async (name: string) => {
+    const res = await api.request('POST', `/v1/runs/${name}/reproduce`, { token: owner.token, body: {} });
+    expect(res.status, res.text).toBe(201);
+    return res.body.data.name as string;
+  };
+
+  it('lists the prompt the HLE judge graded with; a run judged the same way has the same fingerprint', async () => {
+    judged = await judgedRun(async () => (await submitRun(api, owner.token, JUDGED_TOML())).name);
+    expect(judged.lock.judge).toMatchObject({ kind: 'hle', model: 'openai/gpt-5.2' });
+    // two judged attempts, one template: recorded once for the run
+    expect(judged.lock.judge.template_digests).toEqual([`default:${defaultHleJudgeTemplate().digest}`]);
+    expect(await api.db.runJudgeTemplate.count({ where: { runId: judged.id } })).toBe(1);
+    const text = await cli(['benchmark', 'runs', 'lock', judged.name]);
+    expect(text.out).toContain(`prompt default:${defaultHleJudgeTemplate().digest.slice(0, 12)}`);
+
+    const again = await judgedRun(() => reproduce(judged.name));
+    expect(again.lock.judge).toEqual(judged.lock.judge);
+    expect(again.lock.fingerprint).toBe(judged.lock.fingerprint);
+  });
+
+  it.runIf(harborReferenceRoot())(
+    "the adapter's own prompt gives another fingerprint, and only the judge differs",
+    async () => {
+      const file = path.join(harborReferenceRoot()!, HLE_REFERENCE.path);
+      process.env[HLE_JUDGE_TEMPLATE_ENV] = file;
+      try {
+        const other = await judgedRun(() => reproduce(judged.name));
+        expect(other.lock.judge.template_digests).toEqual([
+          `reference:${loadReferenceHleJudgeTemplate(file).digest}`,
+        ]);
+        expect(other.lock.fingerprint).not.toBe(judged.lock.fingerprint);
+        const { judge: a, ...restA } = countedLockFields(other.lock);
+        const { judge: b, ...restB } = countedLockFields(judged.lock);
+        expect(restA).toEqual(restB);
+        expect(a).not.toEqual(b);
+      } finally {
+        delete process.env[HLE_JUDGE_TEMPLATE_ENV];
+      }
+    },
+  );
+
+  it('a run reusing judged attempts lists their prompt; deleting a run deletes its templates', async () => {
+    const toml = JUDGED_TOML(`reuse_from = "${judged.name}"`);
+    const reused = await judgedRun(async () => (await submitRun(api, owner.token, toml)).name);
+    expect(reused.lock.judge.template_digests).toEqual(judged.lock.judge.template_digests);
+    await api.db.attempt.deleteMany({ where: { runId: reused.id } });
+    await api.db.runEvent.deleteMany({ where: { runId: reused.id } });
+    await api.db.runAgent.deleteMany({ where: { runId: reused.id } });
+    await api.db.run.delete({ where: { id: reused.id } });
+    expect(await api.db.runJudgeTemplate.count({ where: { runId: reused.id } })).toBe(0);
   });
 });

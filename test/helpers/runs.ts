@@ -90,10 +90,18 @@ export async function benchmarkReady(
 
 /**
  * Uploads the task folder `dir` as an archive benchmark (its benchmark.toml names the key, or
- * `key`) and waits until it is synced; returns the benchmark.
+ * `key`; `params`: the upload's other settings, e.g. `judge_kind`) and waits until it is synced;
+ * returns the benchmark.
  */
-export async function addBenchmark(api: TestApi, token: string, dir: string, key?: string): Promise<RunView> {
-  const res = await fetch(`${api.url}/v1/benchmarks/archive${key ? `?key=${key}` : ''}`, {
+export async function addBenchmark(
+  api: TestApi,
+  token: string,
+  dir: string,
+  key?: string,
+  params: Record<string, string> = {},
+): Promise<RunView> {
+  const qs = new URLSearchParams({ ...(key ? { key } : {}), ...params }).toString();
+  const res = await fetch(`${api.url}/v1/benchmarks/archive${qs ? `?${qs}` : ''}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/gzip' },
     body: await packTarBuffer(dir, { gzip: true }),

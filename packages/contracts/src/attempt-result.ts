@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RunEventLevel, TrialPhaseStep } from './run-events.ts';
+import { JUDGE_TEMPLATE_ID } from './run-lock.ts';
 
 /**
  * What one execution of an attempt came to, declared once: the worker's trial returns it, the
@@ -155,6 +156,13 @@ export const AttemptResult = z.object({
     .describe("usage of a worker-side verifier (judge), kept apart from the agent's"),
   judgeInputTokens: z.number().int().nullable(),
   judgeOutputTokens: z.number().int().nullable(),
+  judgeTemplate: z
+    .string()
+    .regex(JUDGE_TEMPLATE_ID)
+    .nullable()
+    .describe(
+      'the judge prompt a worker-side judge graded with (`kind:sha256hex`); kept per run in run_judge_templates for the lock. Not a column',
+    ),
   harnessInfo: z.unknown().describe("the harness's HarnessInfo (contracts), stored as attempts.harness_info"),
   steps: AttemptSteps.describe('each step of a multi-step task; null for a single-step task'),
   imageInfo: AttemptImage.nullable().describe(

@@ -128,6 +128,9 @@ export const RunLockAgent = z.object({
 });
 export type RunLockAgent = z.infer<typeof RunLockAgent>;
 
+/** A judge prompt's identity as the lock lists it: `default` or `reference`, then its SHA-256. */
+export const JUDGE_TEMPLATE_ID = /^(default|reference):[0-9a-f]{64}$/;
+
 export const RunLockJudge = z.object({
   kind: z.string().nullable().describe('hle | gdpval; null when no model judges the benchmark'),
   model: z.string().nullable().describe('The judge model; null when no model judges'),
@@ -137,7 +140,9 @@ export const RunLockJudge = z.object({
     .describe("The record name of the judge's key; null when there is no judge model or none is set"),
   template_digests: z
     .array(z.string())
-    .describe("The judge prompts' digests its attempts reported (`kind:sha256`)"),
+    .describe(
+      "Each judge prompt the run's attempts were graded with, as `kind:sha256hex` (kind `default` or `reference`), sorted; empty until one was judged or when no model judges",
+    ),
 });
 export type RunLockJudge = z.infer<typeof RunLockJudge>;
 

@@ -148,6 +148,7 @@ export async function buildRunLockRecord(
       kind: bench.judgeKind,
       model: resolved.judgeModel,
       secret: resolved.judgeModel ? (x.judge_api_key_secret ?? null) : null,
+      // the prompts the worker records as attempts are judged: added when the lock is read (run-lock.ts)
       template_digests: [],
     },
     execution: {

@@ -1,6 +1,7 @@
 // A run's lock as read (contracts' RunLock): the record stored at submit (runs.lock) completed with
 // what its attempts resolved so far (the image digests the run pinned, the harness versions,
-// template digests and CLI versions its attempts reported), and the fingerprint over the fields
+// template digests and CLI versions its attempts reported, the judge prompts its attempts were
+// graded with), and the fingerprint over the fields
 // that count (core's lockFingerprint). The export to Harbor's format calls runLockFor too.
 import {
   HarnessInfo,
@@ -65,6 +66,15 @@ async function runImages(db: Db, runId: string): Promise<RunLock['images']> {
   });
 }
 
+/**
+ * The judge prompts the run's attempts were graded with (run_judge_templates, recorded by the
+ * worker), with any the record names, sorted: a few rows, never the run's attempts.
+ */
+async function judgeTemplates(db: Db, runId: string, recorded: readonly string[]): Promise<string[]> {
+  const rows = await db.runJudgeTemplate.findMany({ where: { runId }, select: { template: true } });
+  return [...new Set([...recorded, ...rows.map((r) => r.template)])].sort();
+}
+
 /** The run's lock, or null when there is no such run or it was submitted before locks were kept. */
 export async function runLockFor(db: Db, runId: string): Promise<RunLock | null> {
   const run = await db.run.findUnique({
@@ -73,9 +83,10 @@ export async function runLockFor(db: Db, runId: string): Promise<RunLock | null>
   });
   if (!run || run.lock === null) return null;
   const record = RunLockRecord.parse(run.lock);
-  const [images, runs, open] = await Promise.all([
+  const [images, runs, templates, open] = await Promise.all([
     runImages(db, runId),
     harnessRuns(db, runId),
+    judgeTemplates(db, runId, record.judge.template_digests),
     db.attempt.count({ where: { runId, status: { in: ['queued', 'running'] } } }),
   ]);
   const lock: Omit<RunLock, 'fingerprint'> = {
@@ -83,6 +94,7 @@ export async function runLockFor(db: Db, runId: string): Promise<RunLock | null>
     run: { id: run.id, name: run.name, created_at: run.createdAt.toISOString(), status: run.status },
     images,
     agents: record.agents.map((a) => ({ ...a, runs: runs.get(a.index) ?? [] })),
+    judge: { ...record.judge, template_digests: templates },
     complete: open === 0 && !isActiveRunStatus(run.status),
   };
   return { ...lock, fingerprint: lockFingerprint(lock) };

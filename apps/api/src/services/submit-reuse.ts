@@ -158,7 +158,8 @@ type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 /**
  * Writes the reused attempts of the new run `runId` (copies of the earlier results, marked with
  * reused_from_attempt_id) and gives the run the earlier run's image pins, so the attempts it
- * still runs get the very images the reused ones ran with.
+ * still runs get the very images the reused ones ran with, and its judge templates (the reused
+ * attempts were graded with them).
  */
 export async function writeReusedAttempts(tx: Tx, runId: string, agentIds: string[], plan: ReusePlan) {
   const oldIds: string[] = [];
@@ -185,6 +186,18 @@ export async function writeReusedAttempts(tx: Tx, runId: string, agentIds: strin
     );
   }
   await copyImagePins(tx, plan.sourceRunId, runId);
+  if (oldIds.length > 0) await copyJudgeTemplates(tx, plan.sourceRunId, runId);
+}
+
+/**
+ * Gives `toRunId` the judge prompts `fromRunId` was graded with: its reused attempts were judged
+ * with them (all of the earlier run's are listed: which attempt used which is not kept).
+ */
+async function copyJudgeTemplates(tx: Tx, fromRunId: string, toRunId: string): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO run_judge_templates (run_id, template)
+    SELECT ${toRunId}::uuid, template FROM run_judge_templates WHERE run_id = ${fromRunId}::uuid
+    ON CONFLICT (run_id, template) DO NOTHING`;
 }
 
 /** Gives `toRunId` the image pins of `fromRunId` (its attempts then get exactly those digests). */

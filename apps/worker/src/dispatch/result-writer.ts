@@ -11,6 +11,9 @@
 // one transaction under the run's and the attempt's locks (retries, cancels, budgets, a run's last
 // results), which may refill the freed slot in the same transaction.
 // A result that ends its run announces it (the webhook sweep wakes: queues/webhook-delivery.ts).
+// The judge prompt a result was graded with is recorded for its run first (run-judge-templates.ts):
+// idempotent, so a write tried again, or found stale, leaves it as it was (a stale execution was
+// graded with it all the same).
 import type { RunStatusName } from '@osmosis/contracts';
 import { isTerminalRunStatus } from '@osmosis/core';
 import type { ExecutionResult } from '../executor.ts';
@@ -20,6 +23,7 @@ import type { Claim, ClaimRoom } from './claim.ts';
 import { type FastResult, fastFinalize, fastFinalizeAndClaim } from './fast-lease.ts';
 import { type FinalizeResult, finalizeAttempt } from './finalize.ts';
 import type { DispatchLimits } from './placement.ts';
+import { recordJudgeTemplate } from './run-judge-templates.ts';
 
 /** One execution's result and the lease it ran under. */
 export interface ResultWrite {
@@ -97,6 +101,7 @@ export async function writeResult(
   w: ResultWrite,
   slot?: SlotClaim,
 ): Promise<ResultWritten> {
+  await recordJudgeTemplate(ctx.db, w.runId, w.result.judgeTemplate);
   if (fastPathApplies(w)) {
     const fast = await writeFast(ctx, w, slot);
     if (fast) return fast;

@@ -117,6 +117,7 @@ export function emptyResult(): TrialResult {
     judgeInputTokens: null,
     judgeOutputTokens: null,
     judgeCostUsd: null,
+    judgeTemplate: null,
     harnessInfo: null,
     steps: null,
     image: null,

@@ -61,10 +61,11 @@ export interface AttemptInput {
   /**
    * A worker-side verifier (e.g. the LLM judge of HLE/GDPVal) run instead of tests/test.sh,
    * under the verifier timeout × multiplier. It must leave /logs/verifier/reward.json (or
-   * reward.txt) in the sandbox; its own token usage is returned as the judge's. Throwing makes the
+   * reward.txt) in the sandbox; its own token usage is returned as the judge's, and the prompt it
+   * graded with as `template` (`kind:sha256hex`, kept for the run's lock). Throwing makes the
    * attempt errored (verifier_crash).
    */
-  verifier?: (ctx: WorkerVerifierContext) => Promise<{ usage?: HarnessUsage } | undefined>;
+  verifier?: (ctx: WorkerVerifierContext) => Promise<{ usage?: HarnessUsage; template?: string } | undefined>;
 }
 
 export interface WorkerVerifierContext {

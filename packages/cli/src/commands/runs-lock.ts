@@ -21,6 +21,11 @@ function agentLine(agent: RunLock['agents'][number]): string {
   return `${agent.index} ${agent.harness}${model}${ran}${tools.length ? ` · ${tools.join(', ')}` : ''}`;
 }
 
+/** ` · prompt default:1a2b3c4d5e6f` for each judge prompt the attempts were graded with. */
+function judgePrompts(templates: readonly string[]): string {
+  return templates.map((t) => ` · prompt ${t.replace(/:([0-9a-f]{12})[0-9a-f]*$/, ':$1')}`).join('');
+}
+
 /** The lock for people: the fingerprint first, then what it covers. */
 export function renderRunLock(lock: RunLock, s: Style): string {
   const x = lock.execution;
@@ -30,7 +35,7 @@ export function renderRunLock(lock: RunLock, s: Style): string {
     `Platform     ${lock.platform.version}${lock.platform.commit ? ` @ ${lock.platform.commit}` : ''}`,
     `Benchmark    ${lock.benchmark.key} (${lock.benchmark.source.kind}${lock.benchmark.source.commit ? ` @ ${lock.benchmark.source.commit}` : ''})`,
     `Execution    ${x.attempts_per_task} attempt(s) per task · timeout ×${x.timeout_multiplier} · pass threshold ${x.pass_threshold}${x.reuse_from ? ` · reused from ${x.reuse_from}` : ''}`,
-    `Judge        ${lock.judge.model ?? 'none'}`,
+    `Judge        ${lock.judge.model ?? 'none'}${judgePrompts(lock.judge.template_digests)}`,
     '',
     s.bold(`Tasks (${lock.tasks.length})`),
     ...lock.tasks.map((t) => `  ${t.name}  ${short(t.digest)}${t.image ? `  ${t.image}` : ''}`),

@@ -23,6 +23,8 @@ import {
 } from '../models/types.ts';
 import { formatTemplate } from '../terminus2/templates.ts';
 import { defaultHleJudgeTemplate, type HleJudgeTemplate } from './hle-template.ts';
+import { type RubricFileInput, RubricItem, rubricJudgePrompt, rubricJudgeTemplate } from './rubric-prompt.ts';
+import { JudgeTemplate } from './template-id.ts';
 
 export class JudgeError extends Error {
   readonly errorClass = 'judge_bad_response';
@@ -76,7 +78,7 @@ export const HleJudgement = z.object({
   confidence: z.number(),
   reward: z.union([z.literal(0), z.literal(1)]),
   /** Which judge prompt graded it: the platform's wording or the adapter's (reference). */
-  template: z.object({ kind: z.enum(['default', 'reference']), digest: z.string() }),
+  template: JudgeTemplate,
   judge: JudgeAccounting,
 });
 export type HleJudgement = z.infer<typeof HleJudgement>;
@@ -155,14 +157,6 @@ export async function judgeHle(input: HleJudgeOptions): Promise<HleJudgement> {
   throw new JudgeError(`the judge gave no usable verdict in ${tries} tries; last error: ${lastError}`);
 }
 
-export const RubricItem = z.object({
-  id: z.string().optional(),
-  criterion: z.string(),
-  /** Points this criterion is worth (> 0). */
-  points: z.number().positive(),
-});
-export type RubricItem = z.infer<typeof RubricItem>;
-
 export const RubricScore = z.object({
   index: z.number().int().nonnegative(),
   awarded: z.number().min(0),
@@ -177,6 +171,8 @@ export const RubricJudgement = z.object({
   total_points: z.number(),
   /** total_awarded / total_points, in [0, 1]. */
   reward: z.number().min(0).max(1),
+  /** The prompt's identity (rubric-prompt.ts: the platform's wording, rendered with placeholders). */
+  template: JudgeTemplate,
   judge: JudgeAccounting,
 });
 export type RubricJudgement = z.infer<typeof RubricJudgement>;
@@ -235,48 +231,6 @@ const accounting = (client: ModelClient, m: ReturnType<typeof newMeter>): JudgeA
   cost_usd: m.cost.usd,
 });
 
-/** A delivered file as the prompt lists it (verifier.ts readDeliverables). */
-export interface RubricFileInput {
-  path: string;
-  size: number;
-  text?: string;
-  attachment?: ChatAttachment;
-}
-
-function filesSection(files: readonly RubricFileInput[]): string {
-  if (files.length === 0) return '';
-  const parts = files.map((f) =>
-    f.text !== undefined
-      ? `--- ${f.path} (${f.size} bytes) ---\n${f.text}`
-      : f.attachment
-        ? `--- ${f.path} (${f.size} bytes): attached to this message ---`
-        : `--- ${f.path} (${f.size} bytes): a file you cannot open; judge it by its name and size only ---`,
-  );
-  return `\n\n[files delivered]:\n${parts.join('\n\n')}`;
-}
-
-export function rubricJudgePrompt(
-  task: string,
-  rubric: RubricItem[],
-  deliverable: string,
-  files: readonly RubricFileInput[] = [],
-): string {
-  const items = rubric.map((r, i) => `${i}. (${r.points} points) ${r.criterion}`).join('\n');
-  return `You are grading a piece of work against a rubric. Judge only what the work contains.
-
-[task given to the worker]:
-${task}
-
-[work submitted]:
-${deliverable || '(no text answer; see the files)'}${filesSection(files)}
-
-[rubric]:
-${items}
-
-For every rubric item award between 0 and its points (partial credit allowed where the item is partly met). Reply with one JSON object and nothing else:
-{ "scores": [ { "index": 0, "awarded": 1.5, "justification": "…" }, … one entry per rubric item … ] }`;
-}
-
 /** GDPVal-style rubric grading: reward = awarded points / total points, in [0, 1]. */
 export async function judgeRubric(input: {
   client: ModelClient;
@@ -320,6 +274,7 @@ export async function judgeRubric(input: {
     total_awarded: totalAwarded,
     total_points: totalPoints,
     reward: Math.min(1, Math.max(0, totalAwarded / totalPoints)),
+    template: rubricJudgeTemplate(),
     judge: accounting(input.client, meter),
   };
 }

@@ -19,10 +19,11 @@ import {
   type JudgeAccounting,
   judgeHle,
   judgeRubric,
-  RubricItem,
   type RubricJudgement,
 } from './judge.ts';
 import { recoverHleResponse } from './recover.ts';
+import { RubricItem, rubricJudgeTemplate } from './rubric-prompt.ts';
+import { type JudgeTemplate, judgeTemplateId } from './template-id.ts';
 
 export const RESPONSE_PATH = `${SANDBOX_PATHS.agentLogs}/response.txt`;
 
@@ -34,6 +35,11 @@ export interface JudgeVerifierResult<J> {
   judgement: J | null;
   /** The judge's own tokens and cost (zero when it was not called). */
   judge: JudgeAccounting;
+  /**
+   * The judge prompt it graded with, or would have: an attempt with nothing to grade still ran
+   * under this judge setup, so it reports the configured template too.
+   */
+  template: JudgeTemplate;
 }
 
 const noCall = (client: ModelClient): JudgeAccounting => ({
@@ -93,13 +99,15 @@ export async function runHleJudgeVerifier(input: {
     readFile(path.join(tests, 'question.txt'), 'utf8'),
     readFile(path.join(tests, 'answer.txt'), 'utf8'),
   ]);
+  const template = input.template ?? hleJudgeTemplateFromEnv();
+  const identity = { kind: template.kind, digest: template.digest };
   const recovered = await recoverHleResponse((p) => input.sandbox.getFile(p), RESPONSE_PATH);
   if (!recovered.response) {
     await writeVerdict(input.sandbox, 0, {
       correct: false,
       reason: `no response at ${RESPONSE_PATH} and none in the agent's output`,
     });
-    return { reward: 0, judgement: null, judge: noCall(input.client) };
+    return { reward: 0, judgement: null, judge: noCall(input.client), template: identity };
   }
   if (recovered.source !== 'response.txt') {
     await input.sandbox.putFiles([{ path: RESPONSE_PATH, content: recovered.response }]);
@@ -109,7 +117,7 @@ export async function runHleJudgeVerifier(input: {
     question: question.trim(),
     correctAnswer: answer.trim(),
     response: recovered.response,
-    template: input.template ?? hleJudgeTemplateFromEnv(),
+    template,
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.tries ? { tries: input.tries } : {}),
     ...(input.delayMs ? { delayMs: input.delayMs } : {}),
@@ -120,7 +128,7 @@ export async function runHleJudgeVerifier(input: {
     { ...judgement, response_source: recovered.source },
     { confidence: judgement.confidence },
   );
-  return { reward: judgement.reward, judgement, judge: judgement.judge };
+  return { reward: judgement.reward, judgement, judge: judgement.judge, template: identity };
 }
 
 /** A delivered file as the judge gets it: inline text, an attachment, or only its name (not readable by this model). */
@@ -218,7 +226,7 @@ export async function runRubricJudgeVerifier(input: {
     await writeVerdict(input.sandbox, 0, {
       reason: `no deliverable at ${RESPONSE_PATH} or in ${SANDBOX_PATHS.artifacts}`,
     });
-    return { reward: 0, judgement: null, judge: noCall(input.client) };
+    return { reward: 0, judgement: null, judge: noCall(input.client), template: rubricJudgeTemplate() };
   }
   const judgement = await judgeRubric({
     client: input.client,
@@ -229,7 +237,7 @@ export async function runRubricJudgeVerifier(input: {
     ...(input.signal ? { signal: input.signal } : {}),
   });
   await writeVerdict(input.sandbox, judgement.reward, judgement);
-  return { reward: judgement.reward, judgement, judge: judgement.judge };
+  return { reward: judgement.reward, judgement, judge: judgement.judge, template: judgement.template };
 }
 
 /** What the attempt pipeline's worker-side verifier hook receives (apps/worker `WorkerVerifierContext`). */
@@ -240,20 +248,28 @@ export interface JudgeVerifierContext {
   log(event: HarnessEvent): void;
 }
 
+/** What the judge verifier hook returns: the judge's usage and the prompt it graded with (`kind:sha256hex`). */
+export interface JudgeVerifierOutput {
+  usage: HarnessUsage;
+  template: string;
+}
+
 /**
  * The pipeline's `AttemptInput.verifier` for a judge benchmark: grades with the judge client and
- * returns the judge's usage (kept apart from the agent's). `kind` is the benchmark's judge kind
- * (`hle` | `gdpval`, packages/tasks catalog).
+ * returns the judge's usage (kept apart from the agent's) and its template's identity (reported
+ * also when there was nothing to grade: the attempt ran under that judge setup). `kind` is the
+ * benchmark's judge kind (`hle` | `gdpval`, packages/tasks catalog).
  */
 export function createJudgeVerifier(options: {
   kind: 'hle' | 'gdpval';
   client: ModelClient;
-}): (ctx: JudgeVerifierContext) => Promise<{ usage: HarnessUsage }> {
+}): (ctx: JudgeVerifierContext) => Promise<JudgeVerifierOutput> {
   return async (ctx) => {
     let judge: JudgeAccounting;
     let reward: number;
+    let template: JudgeTemplate;
     if (options.kind === 'hle') {
-      ({ judge, reward } = await runHleJudgeVerifier({
+      ({ judge, reward, template } = await runHleJudgeVerifier({
         sandbox: ctx.sandbox,
         taskDir: ctx.task.dir,
         client: options.client,
@@ -262,7 +278,7 @@ export function createJudgeVerifier(options: {
     } else {
       const instruction =
         ctx.task.instruction ?? (await readFile(path.join(ctx.task.dir, 'instruction.md'), 'utf8'));
-      ({ judge, reward } = await runRubricJudgeVerifier({
+      ({ judge, reward, template } = await runRubricJudgeVerifier({
         sandbox: ctx.sandbox,
         taskDir: ctx.task.dir,
         client: options.client,
@@ -274,7 +290,7 @@ export function createJudgeVerifier(options: {
       level: 'info',
       step: 'verifier',
       message: `judge ${judge.model} gave reward ${reward}`,
-      details: { calls: judge.calls },
+      details: { calls: judge.calls, template: judgeTemplateId(template) },
     });
     const u = judge.usage;
     return {
@@ -284,6 +300,7 @@ export function createJudgeVerifier(options: {
         cacheTokens: u.cache_read + u.cache_write,
         costUsd: judge.cost_usd,
       },
+      template: judgeTemplateId(template),
     };
   };
 }

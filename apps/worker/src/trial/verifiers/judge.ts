@@ -1,5 +1,6 @@
 // The judge verifier: a worker-side LLM judge (HLE, GDPVal; @osmosis/harness) reading the agent's
-// files under the verifier's timeout; its token usage is counted as the judge's.
+// files under the verifier's timeout; its token usage is counted as the judge's, and the prompt
+// it graded with goes with the result (judgeTemplate) for the run's lock.
 import { errorMessage } from '@osmosis/contracts';
 import { PhaseError, withTimeout } from '../trial-context.ts';
 import { collectVerifierLogs, type Verifier } from './verifier.ts';
@@ -29,6 +30,8 @@ export const judgeVerifier: Verifier = {
         r.judgeCostUsd =
           judged.usage.costUsd === null ? r.judgeCostUsd : (r.judgeCostUsd ?? 0) + judged.usage.costUsd;
       }
+      // recorded per run when the result is written (dispatch/run-judge-templates.ts)
+      if (judged?.template) ctx.result.judgeTemplate = judged.template;
     } catch (error) {
       ctx.checkCancelled();
       if (/did not finish within/.test(errorMessage(error))) {
