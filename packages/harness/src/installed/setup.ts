@@ -56,8 +56,9 @@ async function fromBundle(
     use: { name: def.name, version: bundle.version, source: 'bundle' },
     tool: bundle,
   };
-  const command = bundle.commands[def.binary];
-  if (!command) return `the bundle ${bundle.key} has no ${def.binary}`;
+  const binary = def.fromBundle?.binary ?? def.binary;
+  const command = bundle.commands[binary];
+  if (!command) return `the bundle ${bundle.key} has no ${binary}`;
   // what the CLI expects in the agent's home (opencode's plugin), never replacing the image's own
   const home = bundle.homeFiles.map(
     (h) =>
@@ -107,7 +108,9 @@ export async function setupInstalled(
   if (bundle) {
     const got = await fromBundle(def, ctx, bundle, scrubber);
     if (typeof got !== 'string') {
-      log(`${def.binary} ${got.use.version} from the worker's bundle (${bundle.dir}, read-only)`);
+      log(
+        `${def.fromBundle?.binary ?? def.binary} ${got.use.version} from the worker's bundle (${bundle.dir}, read-only)`,
+      );
       return got;
     }
     why = got;
