@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
+import { AtifTrajectory, atifProblems } from '@osmosis/contracts';
 import {
   createInstalledHarness,
   type HarnessEvent,
@@ -179,7 +180,9 @@ describe('OpenHands from a bundle made from a package index', { timeout: 600_000
     // the commands the agent runs see the image, none of the bundle's Python settings
     expect((await sandbox.exec(['cat', '/work/python-env.txt'])).stdout).toBe('0\n');
     // the event store became the trajectory: the execute_bash call with its observation
-    const steps = result.trajectory?.steps ?? [];
+    const trajectory = AtifTrajectory.parse(result.trajectory);
+    expect(atifProblems(trajectory)).toEqual([]);
+    const steps = trajectory.steps;
     const call = steps.find((s) => s.tool_calls?.length);
     expect(call?.tool_calls?.[0]).toMatchObject({
       function_name: 'execute_bash',
@@ -187,7 +190,7 @@ describe('OpenHands from a bundle made from a package index', { timeout: 600_000
     });
     expect(call?.observation?.results[0]?.content).toBe('');
     expect(call?.metrics).toMatchObject({ prompt_tokens: 80, completion_tokens: 9 });
-    expect(result.trajectory?.agent).toMatchObject({ name: 'openhands', version: PINNED });
+    expect(trajectory.agent).toMatchObject({ name: 'openhands', version: PINNED });
     expect(net.observations(), 'look-ups or connections other than to the fake').toEqual([]);
     // read-only: the agent cannot change its own bundle
     expect((await sandbox.exec(['sh', '-c', `echo x > ${BUNDLE}/bin/openhands-python`])).exitCode).not.toBe(
