@@ -19,6 +19,7 @@ import {
   type PreparedTools,
   TOOL_SPECS,
   ToolStore,
+  toolsForHarness,
 } from '@osmosis/harness';
 import { createSandbox, type Sandbox } from '@osmosis/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,7 +80,7 @@ describe('OpenHands from a bundle made from a package index', { timeout: 600_000
       env,
       specs: { ...TOOL_SPECS, node: nodeToolFromBinary(process.execPath, process.versions.node) },
     });
-    prepared = await store.prepare(['openhands', 'node']);
+    prepared = await store.prepare([...toolsForHarness('openhands'), 'node']);
     expect(prepared.notes).toEqual([]);
     const node = prepared.tools.find((t) => t.name === 'node')!;
     net = await startCliNetwork(BASE_IMAGE, {
@@ -123,7 +124,7 @@ describe('OpenHands from a bundle made from a package index', { timeout: 600_000
         await sandbox.exec([
           'sh',
           '-c',
-          'command -v python3 || command -v python || command -v uv || command -v apt-get',
+          'command -v python3 || command -v python || command -v uv || command -v apt-get || command -v tmux',
         ])
       ).stdout,
     ).toBe('');
@@ -134,7 +135,7 @@ describe('OpenHands from a bundle made from a package index', { timeout: 600_000
           name: 'execute_bash',
           input: {
             command:
-              'echo by-the-openhands-bundle > /work/standin.txt; (env | grep -c "^PYTHON" || true) > /work/python-env.txt',
+              'echo by-the-openhands-bundle > /work/standin.txt; (env | grep -c -e "^PYTHON" -e "^LOCPATH=" -e "^TERMINFO_DIRS=" || true) > /work/bundle-env.txt; echo "$TMUX" > /work/tmux.txt',
           },
         },
       ],
@@ -177,8 +178,12 @@ describe('OpenHands from a bundle made from a package index', { timeout: 600_000
     expect((await sandbox.exec(['cat', '/logs/agent/standin-python.txt'])).stdout).toBe(
       `${BUNDLE}/bin/openhands-python ${pythonVersion} OpenSSL\n`,
     );
-    // the commands the agent runs see the image, none of the bundle's Python settings
-    expect((await sandbox.exec(['cat', '/work/python-env.txt'])).stdout).toBe('0\n');
+    // the command ran in tmux (the image has none: the tmux bundle's, from PATH), and sees the
+    // image: none of the bundles' Python or tmux settings
+    expect((await sandbox.exec(['cat', '/work/tmux.txt'])).stdout).toMatch(
+      /^\/tmp\/tmux-0\/default,\d+,\d+\n$/,
+    );
+    expect((await sandbox.exec(['cat', '/work/bundle-env.txt'])).stdout).toBe('0\n');
     // the event store became the trajectory: the execute_bash call with its observation
     const trajectory = AtifTrajectory.parse(result.trajectory);
     expect(atifProblems(trajectory)).toEqual([]);

@@ -31,13 +31,16 @@ export const tail = (text: string, scrubber: Scrubber) =>
 /**
  * The PATH every command of the agent runs with: the bundle's commands first, then the agent
  * user's own installs (npm --prefix ~/.local, uv, cursor), the image's PATH, and last the Node
- * bundle the CLI runs on.
+ * bundle the CLI runs on and the tmux bundle (OpenHands' local runtime runs `tmux`): an image's
+ * own Node or tmux wins.
  */
 export function pathLine(choice: ToolChoice | undefined, tools: readonly MountedTool[] | undefined): string {
   const bundle = choice?.tool;
   const first = bundle ? `${bundle.dir}/bin:` : '';
   const node = bundle?.needs.includes('node') ? findTool(tools, 'node') : undefined;
-  return `export PATH="${first}$HOME/.local/bin:$PATH${node ? `:${node.dir}/bin` : ''}"`;
+  const tmux = findTool(tools, 'tmux');
+  const last = [node ? `:${node.dir}/bin` : '', tmux?.commands.tmux ? `:${tmux.dir}/bin` : ''].join('');
+  return `export PATH="${first}$HOME/.local/bin:$PATH${last}"`;
 }
 
 type Outcome = { exitCode: number | null; timedOut: boolean; stdout: string; stderr: string };

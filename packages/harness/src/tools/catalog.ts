@@ -85,6 +85,8 @@ const PYTHON_HARNESSES = new Set(['mini-swe-agent', 'openhands']);
 /** The tools a harness can run from bundles (none: it installs per attempt, or needs none). */
 export function toolsForHarness(harness: string): string[] {
   if (harness === 'terminus-2') return ['tmux'];
+  // OpenHands' local runtime drives bash through tmux
+  if (harness === 'openhands') return ['openhands', 'tmux'];
   if (harness in NPM_PACKAGES || PYTHON_HARNESSES.has(harness)) return [harness];
   return [];
 }
