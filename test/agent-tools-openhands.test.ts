@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testHarnessContext } from './helpers/harness-context.ts';
 import { type PackageIndex, pipEnv, startPackageIndex } from './helpers/package-index.ts';
 import { type CliNetwork, RELAY_MODEL_URL, startCliNetwork } from './helpers/real-cli/relay.ts';
-import { BASE_IMAGE, ensureNoPythonImage } from './helpers/tool-images.ts';
+import { BASE_IMAGE, ensureNoPythonGitImage, ensureNoPythonImage } from './helpers/tool-images.ts';
 
 const KEY = 'sk-openhands-planted-key-99887766';
 const STANDIN = path.join(import.meta.dirname, 'fixtures/standin-openhands');
@@ -87,8 +87,40 @@ describe('OpenHands from a bundle made from a package index', { timeout: 600_000
       node: [node.commands.node!],
       toolMounts: prepared.mounts.filter((m) => m.target.endsWith('/node')),
     });
-    image = await ensureNoPythonImage();
+    image = await ensureNoPythonGitImage();
   }, 600_000);
+
+  const sandboxIn = async (of: string) => {
+    const sandbox = await createSandbox({
+      image: of,
+      labels: { extra: { test: 'agent-tools-openhands' } },
+      toolMounts: prepared.mounts.filter((m) => !m.target.endsWith('/node')),
+      networkMode: net.networkMode,
+      directories: [
+        { path: '/logs/agent', mode: 0o777 },
+        { path: '/work', mode: 0o777 },
+      ],
+    });
+    sandboxes.push(sandbox);
+    return sandbox;
+  };
+  const contextIn = (sandbox: Sandbox, events: HarnessEvent[]) => ({
+    ...testHarnessContext({
+      sandbox,
+      env: { MODEL_KEY: KEY },
+      harness: 'openhands',
+      config: {
+        harness: 'openhands',
+        model: { type: 'provider', model: 'openai/gpt-5.2', api_key_secret: 'MODEL_KEY' },
+      },
+      log: (e) => events.push(e),
+    }),
+    tools: prepared.tools,
+    internet: false,
+  });
+  const harness = createInstalledHarness(OPENHANDS, {
+    env: { OSMOSIS_PROVIDER_OPENAI_BASE_URL: `${RELAY_MODEL_URL}/v1` },
+  });
 
   afterAll(async () => {
     for (const s of sandboxes) await s.destroy().catch(() => undefined);
@@ -108,17 +140,7 @@ describe('OpenHands from a bundle made from a package index', { timeout: 600_000
   });
 
   it('runs -m openhands.core.main on the bundle’s Python: no Python in the image, no install, no network but the fake', async () => {
-    const sandbox = await createSandbox({
-      image,
-      labels: { extra: { test: 'agent-tools-openhands' } },
-      toolMounts: prepared.mounts.filter((m) => !m.target.endsWith('/node')),
-      networkMode: net.networkMode,
-      directories: [
-        { path: '/logs/agent', mode: 0o777 },
-        { path: '/work', mode: 0o777 },
-      ],
-    });
-    sandboxes.push(sandbox);
+    const sandbox = await sandboxIn(image);
     expect(
       (
         await sandbox.exec([
@@ -142,23 +164,7 @@ describe('OpenHands from a bundle made from a package index', { timeout: 600_000
       usage: { input: 80, output: 9 },
     });
     const events: HarnessEvent[] = [];
-    const ctx = {
-      ...testHarnessContext({
-        sandbox,
-        env: { MODEL_KEY: KEY },
-        harness: 'openhands',
-        config: {
-          harness: 'openhands',
-          model: { type: 'provider', model: 'openai/gpt-5.2', api_key_secret: 'MODEL_KEY' },
-        },
-        log: (e) => events.push(e),
-      }),
-      tools: prepared.tools,
-      internet: false,
-    };
-    const harness = createInstalledHarness(OPENHANDS, {
-      env: { OSMOSIS_PROVIDER_OPENAI_BASE_URL: `${RELAY_MODEL_URL}/v1` },
-    });
+    const ctx = contextIn(sandbox, events);
     await harness.setup(ctx);
     expect(events.map((e) => e.message)).toEqual([
       `openhands: openhands-python ${PINNED} from the worker's bundle (${BUNDLE}, read-only)`,
@@ -201,6 +207,17 @@ describe('OpenHands from a bundle made from a package index', { timeout: 600_000
     expect((await sandbox.exec(['sh', '-c', `echo x > ${BUNDLE}/bin/openhands-python`])).exitCode).not.toBe(
       0,
     );
+  });
+
+  it('an image without git (its local runtime starts with `git config`) does not get the bundle; with no internet, setup says why', async () => {
+    const sandbox = await sandboxIn(await ensureNoPythonImage());
+    const events: HarnessEvent[] = [];
+    await expect(harness.setup(contextIn(sandbox, events))).rejects.toThrow(
+      '/opt/openhands-venv/bin/python is not in the image, the image has no git, which openhands needs beside its bundle, and the sandbox has no internet to install it',
+    );
+    expect(events.map((e) => e.message)).toEqual([
+      'openhands: the image has no git, which openhands needs beside its bundle; falling back',
+    ]);
   });
 });
 

@@ -281,7 +281,12 @@ export const INSTALLED_AGENTS: Readonly<Record<string, InstalledAgentDefinition>
     configFiles: (_m, mcp) =>
       mcp.length ? [{ path: '/logs/agent/openhands-config.toml', content: openHandsMcpToml(mcp) }] : [],
     command: openHandsCommand('/opt/openhands-venv/bin/python'),
-    fromBundle: { binary: OPENHANDS_BUNDLE_PYTHON, command: openHandsCommand(OPENHANDS_BUNDLE_PYTHON) },
+    // its local runtime starts by running `git config` and stops when that fails
+    fromBundle: {
+      binary: OPENHANDS_BUNDLE_PYTHON,
+      command: openHandsCommand(OPENHANDS_BUNDLE_PYTHON),
+      imageNeeds: ['git'],
+    },
     output: eventsReader,
     usageFiles: [
       { dir: '/logs/agent', name: 'openhands.trajectory.json', reader: openHandsTrajectoryReader },

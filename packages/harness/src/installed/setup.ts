@@ -67,12 +67,16 @@ async function fromBundle(
     (h) =>
       `t="$HOME/${h.to}"; if [ ! -e "$t" ]; then mkdir -p "$(dirname "$t")" && ${h.link ? `ln -s "${h.from}" "$t"` : `cp -R "${h.from}" "$t"`}; fi`,
   );
+  const needs = def.fromBundle?.imageNeeds ?? [];
   const script = [
     'set -e',
     `if ! ${CHECK_VARIABLE}=1 "${command}" >/dev/null 2>/tmp/.osmosis-tool-check; then cat /tmp/.osmosis-tool-check >&2; exit 3; fi`,
+    ...needs.map((p) => `command -v ${p} >/dev/null 2>&1 || exit 4`),
     ...home,
   ];
   const r = await bash(ctx, script.join('\n'), { timeoutMs: 60_000 });
+  if (r.exitCode === 4)
+    return `the image has no ${needs.join(' or ')}, which ${def.name} needs beside its bundle`;
   if (r.exitCode === 3)
     return `the bundle ${bundle.key} cannot run in this image: ${tail(r.stderr || r.stdout, scrubber)}`;
   if (r.exitCode !== 0)
