@@ -1,6 +1,6 @@
 // Agent setup per attempt, for terminus-2's tmux and each installed CLI the machine can install
-// (the four on the npm registry; mini-swe-agent and OpenHands need PyPI, which this machine cannot
-// reach), in one run:
+// (the four on the npm registry; the mini-swe-agent and OpenHands bundles need PyPI, which this
+// machine cannot reach), in one run:
 //   baseline   today's per-attempt install in a sandbox with internet: Harbor's `apt-get install
 //              tmux` (Debian without tmux); for a CLI, `npm install` of it in an image that already
 //              has Node 24 and npm (nodejs.org is unreachable here, so the baseline leaves out the
@@ -179,7 +179,9 @@ try {
       `${tool.padEnd(12)} ${s(base)} ${s(cold.prepMs + cold.setupMs)} ${s(cold.prepMs)} ${s(first.prepMs + first.setupMs)} ${s(median(warm))} ${s(p90(warm))}  ${(bytes / 2 ** 20).toFixed(0)} MiB (${prepared.bundles.map((b) => b.key).join(', ')})`,
     );
   }
-  console.log('mini-swe-agent, openhands: not measured (PyPI is unreachable here; they install per attempt)');
+  console.log(
+    'mini-swe-agent, openhands: not measured (PyPI is unreachable here; their bundles are tested with stand-in wheels)',
+  );
 } finally {
   await rm(root, { recursive: true, force: true });
   await removeSandboxNetwork({ scope }).catch(() => undefined);

@@ -5,9 +5,8 @@
 // but the fake model server (the relay's namespace), on a task with allow_internet = false.
 
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import {
 import { createSandbox, type Sandbox } from '@osmosis/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testHarnessContext } from './helpers/harness-context.ts';
+import { pipEnv, startPackageIndex } from './helpers/package-index.ts';
 import { type CliNetwork, RELAY_MODEL_URL, startCliNetwork } from './helpers/real-cli/relay.ts';
 import { BASE_IMAGE, ensureNoPythonImage } from './helpers/tool-images.ts';
 
@@ -34,36 +34,7 @@ const PINNED = MINI.version ?? 'unpinned';
 const hostPython = () =>
   execFileSync('python3', ['-c', 'import sys; print(sys.version.split()[0])'], { encoding: 'utf8' }).trim();
 
-/** A PEP 503 index with one project, and the paths pip asked for. */
-async function startIndex(wheel: string): Promise<{ url: string; asked: string[]; server: Server }> {
-  const data = readFileSync(wheel);
-  const file = path.basename(wheel);
-  const sha = createHash('sha256').update(data).digest('hex');
-  const asked: string[] = [];
-  const server = createServer((req, res) => {
-    const url = req.url ?? '/';
-    asked.push(url);
-    if (url === '/simple/mini-swe-agent/') {
-      res.setHeader('content-type', 'text/html');
-      res.end(`<!DOCTYPE html><html><body><a href="/files/${file}#sha256=${sha}">${file}</a></body></html>`);
-    } else if (url === `/files/${file}`) {
-      res.setHeader('content-type', 'application/octet-stream');
-      res.end(data);
-    } else {
-      res.statusCode = 404;
-      res.end('not here');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/simple/`, asked, server };
-}
-
-/** The worker's environment with pip pointed at `index` alone (this machine's pip.conf left out). */
-function pipEnv(index: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PIP_CONFIG_FILE: '/dev/null', PIP_INDEX_URL: index };
-  for (const key of ['PIP_FIND_LINKS', 'PIP_EXTRA_INDEX_URL', 'PIP_CONSTRAINT']) delete env[key];
-  return env;
-}
+const startIndex = (wheel: string) => startPackageIndex('mini-swe-agent', wheel);
 
 describe('mini-swe-agent from a bundle made from a package index', { timeout: 600_000 }, () => {
   let workDir: string;
@@ -232,7 +203,7 @@ describe('when no Python bundle can be made', { timeout: 300_000 }, () => {
           package: 'mini-swe-agent',
           version: PINNED,
           binary: 'mini-swe-agent',
-          python: 'osmosis-no-such-python3',
+          python: { candidates: ['osmosis-no-such-python3'] },
         }),
       },
     });

@@ -16,14 +16,20 @@ export const BASE_IMAGE = process.env.OSMOSIS_BASE_IMAGE ?? 'osmosis/base:bookwo
 const LABELS = { 'osmosis.test-image': 'agent-tools' };
 const BUSYBOX = '/bin/busybox';
 
-async function build(name: string, files: Record<string, string>, prepare?: (dir: string) => Promise<void>) {
+async function build(
+  name: string,
+  files: Record<string, string>,
+  prepare?: (dir: string) => Promise<void>,
+  /** Host files `prepare` copies in: their content is part of the image's identity. */
+  inputs: string[] = [],
+) {
   const dir = await mkdtemp(path.join(tmpdir(), `osmosis-${name}-`));
   try {
     for (const [file, content] of Object.entries(files)) await writeFile(path.join(dir, file), content);
     await prepare?.(dir);
     const hash = createHash('sha256').update(`osmosis-tools-test-${name}-v1`);
     for (const [file, content] of Object.entries(files)) hash.update(file).update(content);
-    if (prepare) hash.update(await readFile(BUSYBOX));
+    for (const input of inputs) hash.update(await readFile(input));
     const built = await ensureImage({ contextDir: dir, digest: hash.digest('hex'), labels: LABELS });
     return built.image;
   } finally {
@@ -43,6 +49,20 @@ export async function ensureNoPythonImage(): Promise<string> {
   return build('no-python', {
     Dockerfile: `FROM ${await ensureNoAptImage()}\nRUN rm -rf /usr/bin/python* /usr/lib/python3* /usr/local/bin/python* /usr/local/lib/python3*\n`,
   });
+}
+
+/**
+ * No Python and no apt, with the worker host's git (Debian's, its libraries are the base image's):
+ * OpenHands' local runtime starts with `git config` and needs the image's git.
+ */
+export async function ensureNoPythonGitImage(): Promise<string> {
+  const git = '/usr/bin/git';
+  return build(
+    'no-python-git',
+    { Dockerfile: `FROM ${await ensureNoPythonImage()}\nCOPY git /usr/bin/git\nRUN git --version\n` },
+    (dir) => copyFile(git, path.join(dir, 'git')),
+    [git],
+  );
 }
 
 /** No glibc, no loader: a static busybox FROM scratch (`apt-get install busybox-static` on the test machine). */
@@ -68,5 +88,6 @@ export async function ensureNoGlibcImage(): Promise<string> {
       );
       await writeFile(path.join(root, 'etc/group'), 'root:x:0:\nnogroup:x:65534:\n');
     },
+    [BUSYBOX],
   );
 }

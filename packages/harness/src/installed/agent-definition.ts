@@ -80,6 +80,12 @@ export interface InstalledAgentDefinition {
    * model. Its stdout and stderr go whole to `/logs/agent/<name>.txt`.
    */
   command: string;
+  /**
+   * When the CLI comes from the worker's bundle and runs otherwise than installed: the bundle's
+   * command and the headless command that uses it (OpenHands: the bundle's Python, not the venv's),
+   * and the programs the image must have beside the bundle (else the install, which brings them).
+   */
+  fromBundle?: { binary: string; command: string; imageNeeds?: readonly string[] };
   /** Shell run as the agent user after the CLI, also after a timeout: session files into /logs/agent. */
   collect?: string;
   /** Reader of `/logs/agent/<name>.txt`: events, and tokens where the CLI prints them. */

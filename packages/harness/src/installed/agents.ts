@@ -81,6 +81,12 @@ export const NPM_PACKAGES = Object.freeze({
 
 const tomlString = (s: string) => JSON.stringify(s);
 
+/** The bundled OpenHands' Python (tools/catalog.ts): the package importable, on PATH as this name. */
+export const OPENHANDS_BUNDLE_PYTHON = 'openhands-python';
+/** OpenHands headless as Harbor runs it, on `python` (the venv's, or the bundle's). */
+const openHandsCommand = (python: string) =>
+  `SANDBOX_VOLUMES="$PWD:/workspace:rw" USER="$(id -un)" ${python} -m openhands.core.main --task="$OSMOSIS_INSTRUCTION" \${OSMOSIS_OPENHANDS_CONFIG:+--config-file="$OSMOSIS_OPENHANDS_CONFIG"}`;
+
 export const INSTALLED_AGENTS: Readonly<Record<string, InstalledAgentDefinition>> = {
   'claude-code': {
     name: 'claude-code',
@@ -274,9 +280,13 @@ export const INSTALLED_AGENTS: Readonly<Record<string, InstalledAgentDefinition>
     modelName: litellmModel,
     configFiles: (_m, mcp) =>
       mcp.length ? [{ path: '/logs/agent/openhands-config.toml', content: openHandsMcpToml(mcp) }] : [],
-    command:
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
-      'SANDBOX_VOLUMES="$PWD:/workspace:rw" USER="$(id -un)" /opt/openhands-venv/bin/python -m openhands.core.main --task="$OSMOSIS_INSTRUCTION" ${OSMOSIS_OPENHANDS_CONFIG:+--config-file="$OSMOSIS_OPENHANDS_CONFIG"}',
+    command: openHandsCommand('/opt/openhands-venv/bin/python'),
+    // its local runtime starts by running `git config` and stops when that fails
+    fromBundle: {
+      binary: OPENHANDS_BUNDLE_PYTHON,
+      command: openHandsCommand(OPENHANDS_BUNDLE_PYTHON),
+      imageNeeds: ['git'],
+    },
     output: eventsReader,
     usageFiles: [
       { dir: '/logs/agent', name: 'openhands.trajectory.json', reader: openHandsTrajectoryReader },

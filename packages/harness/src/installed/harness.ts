@@ -238,10 +238,11 @@ async function runInstalledAgent(
   if (configFailed) return configFailed;
 
   const output = `${SANDBOX_PATHS.agentLogs}/${def.name}.txt`;
+  const command = (choice?.use.source === 'bundle' && def.fromBundle?.command) || def.command;
   const started = Date.now();
   const r = await bash(
     ctx,
-    `${userPath}\n${INSTRUCTION_PRELUDE}\n{\n${def.command}\n} </dev/null >"${output}" 2>&1`,
+    `${userPath}\n${INSTRUCTION_PRELUDE}\n{\n${command}\n} </dev/null >"${output}" 2>&1`,
     {
       env,
       timeoutMs: ctx.timeouts.agentMs,

@@ -31,13 +31,16 @@ export const tail = (text: string, scrubber: Scrubber) =>
 /**
  * The PATH every command of the agent runs with: the bundle's commands first, then the agent
  * user's own installs (npm --prefix ~/.local, uv, cursor), the image's PATH, and last the Node
- * bundle the CLI runs on.
+ * bundle the CLI runs on and the tmux bundle (OpenHands' local runtime runs `tmux`): an image's
+ * own Node or tmux wins.
  */
 export function pathLine(choice: ToolChoice | undefined, tools: readonly MountedTool[] | undefined): string {
   const bundle = choice?.tool;
   const first = bundle ? `${bundle.dir}/bin:` : '';
   const node = bundle?.needs.includes('node') ? findTool(tools, 'node') : undefined;
-  return `export PATH="${first}$HOME/.local/bin:$PATH${node ? `:${node.dir}/bin` : ''}"`;
+  const tmux = findTool(tools, 'tmux');
+  const last = [node ? `:${node.dir}/bin` : '', tmux?.commands.tmux ? `:${tmux.dir}/bin` : ''].join('');
+  return `export PATH="${first}$HOME/.local/bin:$PATH${last}"`;
 }
 
 type Outcome = { exitCode: number | null; timedOut: boolean; stdout: string; stderr: string };
@@ -56,19 +59,24 @@ async function fromBundle(
     use: { name: def.name, version: bundle.version, source: 'bundle' },
     tool: bundle,
   };
-  const command = bundle.commands[def.binary];
-  if (!command) return `the bundle ${bundle.key} has no ${def.binary}`;
+  const binary = def.fromBundle?.binary ?? def.binary;
+  const command = bundle.commands[binary];
+  if (!command) return `the bundle ${bundle.key} has no ${binary}`;
   // what the CLI expects in the agent's home (opencode's plugin), never replacing the image's own
   const home = bundle.homeFiles.map(
     (h) =>
       `t="$HOME/${h.to}"; if [ ! -e "$t" ]; then mkdir -p "$(dirname "$t")" && ${h.link ? `ln -s "${h.from}" "$t"` : `cp -R "${h.from}" "$t"`}; fi`,
   );
+  const needs = def.fromBundle?.imageNeeds ?? [];
   const script = [
     'set -e',
     `if ! ${CHECK_VARIABLE}=1 "${command}" >/dev/null 2>/tmp/.osmosis-tool-check; then cat /tmp/.osmosis-tool-check >&2; exit 3; fi`,
+    ...needs.map((p) => `command -v ${p} >/dev/null 2>&1 || exit 4`),
     ...home,
   ];
   const r = await bash(ctx, script.join('\n'), { timeoutMs: 60_000 });
+  if (r.exitCode === 4)
+    return `the image has no ${needs.join(' or ')}, which ${def.name} needs beside its bundle`;
   if (r.exitCode === 3)
     return `the bundle ${bundle.key} cannot run in this image: ${tail(r.stderr || r.stdout, scrubber)}`;
   if (r.exitCode !== 0)
@@ -107,7 +115,9 @@ export async function setupInstalled(
   if (bundle) {
     const got = await fromBundle(def, ctx, bundle, scrubber);
     if (typeof got !== 'string') {
-      log(`${def.binary} ${got.use.version} from the worker's bundle (${bundle.dir}, read-only)`);
+      log(
+        `${def.fromBundle?.binary ?? def.binary} ${got.use.version} from the worker's bundle (${bundle.dir}, read-only)`,
+      );
       return got;
     }
     why = got;

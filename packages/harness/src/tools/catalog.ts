@@ -1,11 +1,11 @@
 // The tools the platform bundles, at the versions it pins, and which harness uses which. tmux is
-// the worker host's own; Node and the CLIs come from the npm registry. mini-swe-agent and
-// OpenHands install from PyPI with uv, which these workers cannot reach: they keep the
-// per-attempt install (internet only) until a uv recipe exists — it would be one more ToolSpec
-// here (uv's binary, a venv built with `uv tool install`, the host's Python runtime bundled as
-// tmux's is), needing no change to the store, the mounts or the harness.
+// the worker host's own; Node and the CLIs come from the npm registry; mini-swe-agent and
+// OpenHands from the package index the worker's pip is configured for, each with a copy of a
+// worker host's Python that fits it (OpenHands needs 3.12 or 3.13: OSMOSIS_OPENHANDS_PYTHON, else
+// the first fitting python3.13, python3.12, python3 on the worker's PATH). A new tool is one more
+// ToolSpec here, needing no change to the store, the mounts or the harness.
 import { readFile } from 'node:fs/promises';
-import { CLI_VERSIONS, NPM_PACKAGES } from '../installed/agents.ts';
+import { CLI_VERSIONS, NPM_PACKAGES, OPENHANDS_BUNDLE_PYTHON } from '../installed/agents.ts';
 import type { HostFacts } from './host.ts';
 import { nodeTool } from './node.ts';
 import { npmCliTool } from './npm-cli.ts';
@@ -64,14 +64,29 @@ export const TOOL_SPECS: Readonly<Record<string, ToolSpec>> = {
     version: CLI_VERSIONS['mini-swe-agent'],
     binary: 'mini-swe-agent',
   }),
+  // run as Harbor runs it, `python -m openhands.core.main`, with the bundle's Python
+  openhands: pythonCliTool({
+    name: 'openhands',
+    package: 'openhands-ai',
+    version: CLI_VERSIONS.openhands,
+    binary: OPENHANDS_BUNDLE_PYTHON,
+    runs: 'python',
+    python: {
+      candidates: ['python3.13', 'python3.12', 'python3'],
+      range: { min: '3.12', below: '3.14' },
+      variable: 'OSMOSIS_OPENHANDS_PYTHON',
+    },
+  }),
 };
 
 /** The installed agents bundled from a Python package index. */
-const PYTHON_HARNESSES = new Set(['mini-swe-agent']);
+const PYTHON_HARNESSES = new Set(['mini-swe-agent', 'openhands']);
 
 /** The tools a harness can run from bundles (none: it installs per attempt, or needs none). */
 export function toolsForHarness(harness: string): string[] {
   if (harness === 'terminus-2') return ['tmux'];
+  // OpenHands' local runtime drives bash through tmux
+  if (harness === 'openhands') return ['openhands', 'tmux'];
   if (harness in NPM_PACKAGES || PYTHON_HARNESSES.has(harness)) return [harness];
   return [];
 }

@@ -1,13 +1,15 @@
-// The bundle of an installed agent that is a Python package (mini-swe-agent), at the harness's
-// pinned version: the worker host's Python (python-runtime.ts) with its libraries and loader, the
-// package installed by that Python's pip with `--target` from whatever index the worker's pip is
-// configured for (pip.conf, PIP_INDEX_URL: never a host named here), wheels only, and a wrapper in
-// `bin/` that runs the package's console script on the bundled Python through the bundled loader.
+// The bundle of an installed agent that is a Python package (mini-swe-agent, OpenHands), at the
+// harness's pinned version: a worker host's Python that fits the package (python-choice.ts,
+// python-runtime.ts) with its libraries and loader, the package installed by that Python's pip with
+// `--target` from whatever index the worker's pip is configured for (pip.conf, PIP_INDEX_URL: never
+// a host named here), wheels only, and a wrapper in `bin/` that runs, through the bundled loader,
+// either the package's console script or (OpenHands, run as `python -m`) the bundled Python itself.
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { onPath, outputTail, runCommand, ToolPrepError } from './host.ts';
+import { outputTail, runCommand, ToolPrepError } from './host.ts';
 import { CHECK_VARIABLE } from './npm-cli.ts';
-import { copyPython, pythonFacts, sharedObjectsUnder } from './python-runtime.ts';
+import { choosePython, type PythonRequirement } from './python-choice.ts';
+import { copyPython, sharedObjectsUnder } from './python-runtime.ts';
 import {
   type BuildContext,
   type BuildResult,
@@ -25,10 +27,18 @@ export interface PythonCliOptions {
   /** The distribution on the index (`mini-swe-agent`). */
   package: string;
   version: string;
-  /** The console script the harness runs (`mini-swe-agent`). */
+  /**
+   * The command the harness runs: the package's console script of that name (`mini-swe-agent`),
+   * or with `runs: 'python'` the bundled Python's own command (`openhands-python`).
+   */
   binary: string;
-  /** The host's Python to bundle, found on the worker's PATH; default `python3`. */
-  python?: string;
+  /**
+   * `console-script` (the default): `bin/<binary>` runs the package's console script. `python`:
+   * `bin/<binary>` is the bundled Python with the package importable, for `<binary> -m module`.
+   */
+  runs?: 'console-script' | 'python';
+  /** Which host Python to bundle: candidates on the worker's PATH (default `python3`), a version range, an operator variable. */
+  python?: Omit<PythonRequirement, 'tool'>;
 }
 
 /** Where pip puts the package: beside the bundled Python, not inside its standard library. */
@@ -40,8 +50,8 @@ export const normalizedName = (name: string) => name.toLowerCase().replace(/[-_.
 
 interface Installed {
   version: string;
-  /** `module:attr` of the console script. */
-  entry: string;
+  /** `module:attr` of the console script; null when the bundle runs as a Python. */
+  entry: string | null;
 }
 
 /** The installed distribution's version and the console script `binary`'s entry point. */
@@ -50,6 +60,7 @@ async function installedDistribution(site: string, o: PythonCliOptions): Promise
   for (const name of await readdir(site)) {
     const m = /^(.+)-([^-]+)\.dist-info$/.exec(name);
     if (!m || normalizedName(m[1]!) !== want) continue;
+    if (o.runs === 'python') return { version: m[2]!, entry: null };
     const entries = await readFile(path.join(site, name, 'entry_points.txt'), 'utf8').catch(() => '');
     let section = '';
     for (const line of entries.split('\n')) {
@@ -110,17 +121,29 @@ const launcherScript = (sandboxDir: string, o: PythonCliOptions, entry: string) 
   ].join('\n');
 };
 
+/**
+ * Imported by the bundled Python at every start (it is the bundle's own copy of the standard
+ * library): the package's folder on sys.path, and sys.executable the wrapper, so a program that
+ * starts Python again (OpenHands' action server) runs through the bundle's loader too.
+ */
+const siteCustomize = (sandboxDir: string, o: PythonCliOptions) =>
+  [
+    `# ${o.name} ${o.version}: prepared by the osmosis platform, mounted read-only`,
+    'import site, sys',
+    `site.addsitedir(${JSON.stringify(`${sandboxDir}/${SITE}`)})`,
+    `sys.executable = ${JSON.stringify(`${sandboxDir}/bin/${o.binary}`)}`,
+    '',
+  ].join('\n');
+
 export function pythonCliTool(o: PythonCliOptions): ToolSpec {
   return {
     name: o.name,
     version: async () => o.version,
     async build(dir, ctx): Promise<BuildResult> {
-      const python = await onPath(o.python ?? 'python3', ctx.env);
-      if (!python)
-        throw new ToolPrepError(
-          `${o.name} is bundled with the worker host's Python, and the worker has no ${o.python ?? 'python3'} on its PATH: install it there (Debian/Ubuntu: apt-get install python3 python3-pip)`,
-        );
-      const facts = await pythonFacts(python, ctx);
+      const { python, facts } = await choosePython(
+        { tool: o.name, candidates: ['python3'], ...o.python },
+        ctx,
+      );
       await pipInstall(python, dir, ctx, o);
       const got = await installedDistribution(path.join(dir, SITE), o);
       if (normalizedName(got.version) !== normalizedName(o.version))
@@ -135,19 +158,25 @@ export function pythonCliTool(o: PythonCliOptions): ToolSpec {
         objects,
         skipped: (object, why) => ctx.log(`${o.name} bundle: ${object} left without its libraries: ${why}`),
       });
-      await mkdir(path.join(dir, 'libexec'), { recursive: true });
-      await writeFile(
-        path.join(dir, 'libexec', `${o.binary}.py`),
-        launcherScript(ctx.sandboxDir, o, got.entry),
-      );
+      let runs: string;
+      if (got.entry === null) {
+        await writeFile(path.join(dir, bundled.stdlib, 'sitecustomize.py'), siteCustomize(ctx.sandboxDir, o));
+        runs = '';
+      } else {
+        await mkdir(path.join(dir, 'libexec'), { recursive: true });
+        await writeFile(
+          path.join(dir, 'libexec', `${o.binary}.py`),
+          launcherScript(ctx.sandboxDir, o, got.entry),
+        );
+        runs = ` ${shQuote(`${ctx.sandboxDir}/libexec/${o.binary}.py`)}`;
+      }
       // no --argv0: Python finds its standard library from the program path it is given
       const python3 = launchArgv(ctx.sandboxDir, launchOf(runtime, bundled.program, ctx.host))
         .map(shQuote)
         .join(' ');
-      const launcher = shQuote(`${ctx.sandboxDir}/libexec/${o.binary}.py`);
       const wrapper = wrapperScript(`${o.name} ${o.version}`, [
         `if [ -n "\${${CHECK_VARIABLE}:-}" ]; then exec ${python3} -I -c 'import encodings, ssl, sys'; fi`,
-        `exec ${python3} -I ${launcher} "$@"`,
+        `exec ${python3} -I${runs} "$@"`,
       ]);
       await mkdir(path.join(dir, 'bin'));
       await writeFile(path.join(dir, 'bin', o.binary), wrapper, { mode: 0o755 });

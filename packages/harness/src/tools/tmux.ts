@@ -3,10 +3,12 @@
 // without a UTF-8 LC_CTYPE), and terminfo entries for the terminals it names. It is run through
 // the bundled loader without a shell; LOCPATH and TERMINFO_DIRS are given to tmux itself, not to
 // the shells in its panes (terminus2/tmux.ts unsets them there), so an agent's shell sees the image.
-import { copyFile, cp, mkdir, readdir, stat } from 'node:fs/promises';
+// `bin/tmux` does the same for programs that run `tmux` from PATH (OpenHands' local runtime): it
+// starts a server with a config that unsets them, then reads the user's own.
+import { copyFile, cp, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { onPath, runCommand, ToolPrepError } from './host.ts';
-import { copyRuntime, launchOf, type ToolSpec } from './spec.ts';
+import { copyRuntime, launchArgv, launchOf, shQuote, type ToolSpec, wrapperScript } from './spec.ts';
 
 /** Where glibc keeps compiled locales (Debian: libc-bin's C.utf8). */
 const LOCALE_DIRS = ['/usr/lib/locale/C.utf8', '/usr/lib/locale/C.UTF-8'];
@@ -82,9 +84,30 @@ export const tmuxTool: ToolSpec = {
     const terminals = await copyTerminfo(dir);
     if (!terminals) ctx.log('tmux bundle: the worker host has no terminfo entries to bundle');
     const libs = (await readdir(path.join(dir, 'lib'))).sort();
+    const launch = launchOf(runtime, 'libexec/tmux', ctx.host, 'tmux');
+    const env = { LOCPATH: 'share/locale', TERMINFO_DIRS: 'share/terminfo' };
+    await writeFile(
+      path.join(dir, 'share/tmux.conf'),
+      [
+        '# the bundle’s variables stay out of the panes: a new server copies its environment into the global one',
+        ...Object.keys(env).map((name) => `set-environment -g -u ${name}`),
+        'source-file -q ~/.tmux.conf',
+        '',
+      ].join('\n'),
+    );
+    const vars = Object.entries(env).map(([k, v]) => `${k}=${shQuote(`${ctx.sandboxDir}/${v}`)}`);
+    const program = launchArgv(ctx.sandboxDir, launch).map(shQuote).join(' ');
+    const conf = shQuote(`${ctx.sandboxDir}/share/tmux.conf`);
+    await mkdir(path.join(dir, 'bin'));
+    await writeFile(
+      path.join(dir, 'bin/tmux'),
+      wrapperScript('tmux', [`${vars.join(' ')} exec ${program} -f ${conf} "$@"`]),
+      { mode: 0o755 },
+    );
     return {
-      launch: { tmux: launchOf(runtime, 'libexec/tmux', ctx.host, 'tmux') },
-      env: { LOCPATH: 'share/locale', TERMINFO_DIRS: 'share/terminfo' },
+      commands: { tmux: 'bin/tmux' },
+      launch: { tmux: launch },
+      env,
       source: { program: source, loader: runtime.hostLoader, libraries: libs.join(' ') },
     };
   },
