@@ -3,8 +3,10 @@
 // pending|failed → syncing → ready, or failed with a sync_error naming the task and the cause.
 // Tasks page in one by one: each is parsed (packages/tasks), packed as a deterministic tar into
 // artifact storage under `tasks/<sha256>.tar` (Task.storageKey; the attempt pipeline extracts
-// it), inserted, and synced_task_count grows. A retry skips the tasks already imported, so it
-// resumes rather than restarts. Registry tasks are fetched per (git_url, commit): one shallow,
+// it), inserted, and synced_task_count grows. A retry skips the tasks already imported (same
+// name and digest), so it resumes rather than restarts; a re-sync of a git benchmark whose ref
+// moved imports the changed tasks again (forgetChangedTasks). A git sync keeps the commit it
+// checked out (benchmarks.source_commit) once it is ready: run locks record it. Registry tasks are fetched per (git_url, commit): one shallow,
 // sparse fetch per commit, `gitConcurrency` at a time.
 
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +17,7 @@ import {
   BenchmarkSyncJob,
   errorMessage,
   GitSource,
+  isGitCommitId,
   QUEUE_NAMES,
   RegistrySource,
   type TaskSetSpec,
@@ -45,7 +48,13 @@ import {
 import type { Job } from 'bullmq';
 import { sourcesEgress, sourcesLimits } from '../sources-config.ts';
 import { fetchRegistryText } from './source-checks.ts';
-import { type Importer, importer, type TaskImportDeps, upsertTaskSets } from './task-import.ts';
+import {
+  forgetChangedTasks,
+  type Importer,
+  importer,
+  type TaskImportDeps,
+  upsertTaskSets,
+} from './task-import.ts';
 import type { QueueModule } from './types.ts';
 
 export interface BenchmarkSyncDeps extends TaskImportDeps {
@@ -84,6 +93,14 @@ function gitLimits(deps: BenchmarkSyncDeps, tasks = 1): GitSizeLimits {
   };
 }
 
+/** The commit id git reported, or a SyncError when it is anything but 40 or 64 hex characters. */
+function checkedCommit(reported: unknown): string {
+  if (isGitCommitId(reported)) return reported;
+  throw new SyncError(
+    `git reported the checked-out commit as ${JSON.stringify(String(reported).slice(0, 80))}, which is not a 40- or 64-character hex commit id; check the repository and ref`,
+  );
+}
+
 /** The chosen sub-folder of a checkout or archive: a real folder inside it, or a SyncError naming it. */
 async function sourceRoot(root: string, sub: string | null): Promise<string> {
   try {
@@ -105,7 +122,12 @@ async function syncFolder(
     throw error instanceof SourcePathError ? new SyncError(error.message) : error;
   });
   if (tasks.length === 0) throw new SyncError('no task folder (a folder with task.toml) found in the source');
-  await deps.db.benchmark.update({ where: { id: benchmarkId }, data: { expectedTaskCount: tasks.length } });
+  const source = tasks.map((t) => ({ name: t.manifest.name, digest: t.manifest.digest }));
+  await forgetChangedTasks(deps.db, benchmarkId, imp.have, source);
+  await deps.db.benchmark.update({
+    where: { id: benchmarkId },
+    data: { expectedTaskCount: tasks.length, syncedTaskCount: imp.have.size },
+  });
   for (const t of tasks) {
     if (imp.have.has(t.manifest.name)) continue;
     try {
@@ -281,6 +303,8 @@ export async function processBenchmarkSync(
   try {
     const source = (row.source ?? {}) as Record<string, unknown>;
     let expected: number;
+    // git: the commit checked out, kept once every task of it is imported
+    let commit: string | null = null;
     if (row.sourceKind === 'archive') {
       const s = ArchiveSource.parse(source);
       const root = path.join(work, 'archive');
@@ -297,7 +321,7 @@ export async function processBenchmarkSync(
       const s = GitSource.parse(source);
       const dest = path.join(work, 'repo');
       try {
-        await fetchGit({
+        commit = await fetchGit({
           url: s.url,
           ref: s.ref,
           paths: s.path ? [s.path] : [],
@@ -308,6 +332,7 @@ export async function processBenchmarkSync(
       } catch (error) {
         throw new SyncError(errorMessage(error));
       }
+      commit = checkedCommit(commit);
       expected = await syncFolder(deps, benchmarkId, await sourceRoot(dest, s.path), imp);
     } else {
       const s = RegistrySource.parse(source);
@@ -317,7 +342,13 @@ export async function processBenchmarkSync(
     }
     await db.benchmark.update({
       where: { id: benchmarkId },
-      data: { syncStatus: 'ready', syncError: null, syncedTaskCount: have.size, expectedTaskCount: expected },
+      data: {
+        syncStatus: 'ready',
+        syncError: null,
+        syncedTaskCount: have.size,
+        expectedTaskCount: expected,
+        ...(commit ? { sourceCommit: commit } : {}),
+      },
     });
     deps.logger?.info({ benchmarkId, tasks: have.size }, 'benchmark synced');
     return { status: 'ready', imported: have.size - before, skipped: before };
