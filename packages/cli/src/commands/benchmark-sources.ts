@@ -88,11 +88,13 @@ function registerBenchmarkInfo(benchmark: Command): void {
     );
 }
 
-/** `benchmark sync KEY [--wait]`: retry a failed sync. */
+/** `benchmark sync KEY [--wait]`: retry a failed sync, or sync a git benchmark at its ref again. */
 function registerBenchmarkSync(benchmark: Command): void {
   benchmark
     .command('sync <key>')
-    .description('Retry the sync of a benchmark whose sync failed; it resumes where it stopped')
+    .description(
+      'Retry the sync of a benchmark whose sync failed (it resumes where it stopped); a git benchmark syncs again at its ref',
+    )
     .option('--wait', 'wait until the sync is ready or failed')
     .action(async (key: string, options: { wait?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
@@ -111,9 +113,12 @@ function registerBenchmarkSync(benchmark: Command): void {
       }
       await printSyncOutcome(ctx, client, 'benchmark.sync', b, options.wait, {
         failed: (f) => `The sync of ${f.key} failed again: ${f.sync_error}`,
-        ready: (f) => `${f.name} (${f.key}) is synced: ${f.task_count} tasks.`,
+        ready: (f) =>
+          `${f.name} (${f.key}) is synced: ${f.task_count} tasks${f.source_commit ? ` at commit ${f.source_commit}` : ''}.`,
         syncing: (f) =>
-          `Sync of ${f.name} (${f.key}) queued; it resumes after the ${f.synced_task_count} tasks already imported.`,
+          f.source_kind === 'git'
+            ? `Sync of ${f.name} (${f.key}) queued: its ref is fetched again, and tasks that changed are imported again.`
+            : `Sync of ${f.name} (${f.key}) queued; it resumes after the ${f.synced_task_count} tasks already imported.`,
         next: () => [step('Follow the sync', 'osmosis benchmark list')],
       });
     });
