@@ -190,4 +190,20 @@ describe('a git benchmark synced from a branch', () => {
     expect(refused.body.error.message).toContain('tasks.create-greeting.digest');
     expect(refused.body.error.message).toContain('tasks.count-log-errors (gone');
   });
+
+  it('a task added and removed again before any run ran it leaves no row behind', async () => {
+    await cp(path.join(SAMPLE_DIR, 'sum-csv-by-region'), path.join(work, 'tasks/sum-csv-by-region'), {
+      recursive: true,
+    });
+    commits.push(commitAndPush('fourth'));
+    expect(await resync()).toMatchObject({ source_commit: commits[3], synced_task_count: 2 });
+    expect(await env.api.db.task.count({ where: { name: 'sum-csv-by-region' } })).toBe(1);
+
+    await rm(path.join(work, 'tasks/sum-csv-by-region'), { recursive: true });
+    commits.push(commitAndPush('fifth'));
+    expect(await resync()).toMatchObject({ source_commit: commits[4], synced_task_count: 1 });
+    expect(await env.api.db.task.count({ where: { name: 'sum-csv-by-region' } })).toBe(0);
+    // the one a run ran is still there for it
+    expect(await env.api.db.task.count({ where: { name: 'count-log-errors' } })).toBe(1);
+  });
 });
