@@ -206,4 +206,24 @@ describe('a git benchmark synced from a branch', () => {
     // the one a run ran is still there for it
     expect(await env.api.db.task.count({ where: { name: 'count-log-errors' } })).toBe(1);
   });
+
+  it('a removed task put back unchanged can run again', async () => {
+    await cp(path.join(SAMPLE_DIR, 'count-log-errors'), path.join(work, 'tasks/count-log-errors'), {
+      recursive: true,
+    });
+    commits.push(commitAndPush('sixth'));
+    expect(await resync()).toMatchObject({
+      source_commit: commits[5],
+      synced_task_count: 2,
+      task_count: 2,
+      unsupported_task_count: 0,
+    });
+    const run = await submitRun(env.api, token, TOML);
+    const lock = await lockOf(run.name);
+    expect(lock.tasks.map((t) => t.name)).toEqual(['count-log-errors', 'create-greeting']);
+    const first = await lockOf(runs[0]!);
+    expect(digestOf(lock, 'count-log-errors')).toBe(digestOf(first, 'count-log-errors'));
+    expect(lock.benchmark.source.commit).toBe(commits[5]);
+    await stop(run.name);
+  });
 });

@@ -6,8 +6,9 @@
 // it), inserted, and synced_task_count grows. A retry skips the tasks already imported (same
 // name and digest), so it resumes rather than restarts; a re-sync of a git benchmark whose ref
 // moved imports the changed tasks again (forgetChangedTasks). A git sync keeps the commit it
-// checked out (benchmarks.source_commit) once it is ready: run locks record it. Registry tasks are fetched per (git_url, commit): one shallow,
-// sparse fetch per commit, `gitConcurrency` at a time.
+// checked out (benchmarks.source_commit) once it is ready: run locks record it. Registry tasks
+// are fetched per (git_url, commit): one shallow, sparse fetch per commit, `gitConcurrency` at a
+// time.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -82,6 +82,9 @@ export function importer(deps: TaskImportDeps, benchmarkId: string, have: Set<st
   };
 }
 
+/** Why a task the source no longer has is kept (attempts ran it) but cannot be selected. */
+const GONE_REASON = "no longer in the benchmark's source (kept for the runs that ran it)";
+
 /** A task as a folder source has it now. */
 interface SourceTask {
   name: string;
@@ -103,18 +106,25 @@ export async function forgetChangedTasks(
   const now = new Map(source.map((t) => [t.name, t.digest]));
   const stored = await db.task.findMany({
     where: { benchmarkId },
-    select: { id: true, name: true, digest: true, _count: { select: { attempts: true } } },
+    select: {
+      id: true,
+      name: true,
+      digest: true,
+      unsupportedReason: true,
+      _count: { select: { attempts: true } },
+    },
   });
   for (const t of stored) {
     const digest = now.get(t.name);
-    if (digest === t.digest) continue;
+    // a task removed once and back again is imported again, whatever its digest
+    if (digest === t.digest && t.unsupportedReason !== GONE_REASON) continue;
     have.delete(t.name);
     if (digest !== undefined) continue;
     if (t._count.attempts === 0) await db.task.delete({ where: { id: t.id } });
     else
       await db.task.update({
         where: { id: t.id },
-        data: { unsupportedReason: "no longer in the benchmark's source (kept for the runs that ran it)" },
+        data: { unsupportedReason: GONE_REASON },
       });
   }
 }
