@@ -26,7 +26,7 @@ export const RunLockSource = z.object({
     .string()
     .nullable()
     .describe(
-      "git: the commit (40 or 64 hex) the benchmark's last completed sync checked out, whose tasks the run used (the ref when it is a commit id and no sync recorded one); null otherwise",
+      "git: the commit (40 or 64 hex) the benchmark's sync checked out, whose tasks the run used (the ref when it is a commit id and no sync recorded one); null otherwise",
     ),
   archive: z
     .string()

@@ -14,8 +14,7 @@
 //   GET  /v1/benchmarks                 list
 //   GET  /v1/benchmarks/:key            key, exact name or id; the newest 20 runs and run_count
 //                                       (the rest: GET /v1/runs?benchmark=<id>)
-//   POST /v1/benchmarks/:key/sync       retry a failed (or stuck pending) sync; resumes. A ready git
-//                                       benchmark syncs again at its ref (409 while runs are active)
+//   POST /v1/benchmarks/:key/sync       retry a failed (or stuck pending) sync; resumes
 //   DELETE /v1/benchmarks/:key          refused with 409 while runs are pending/queued/running; with
 //                                       runs: admins only, with ?force=true (services/benchmark-delete.ts)
 import {
@@ -112,9 +111,9 @@ export const benchmarkRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['benchmarks'],
-        summary: "Retry a benchmark's sync, or re-sync a git benchmark",
+        summary: "Retry a benchmark's sync",
         description:
-          'Retry the sync of a benchmark whose sync failed (or is still pending); resumes where it stopped. For a ready git benchmark, a re-sync: the ref is fetched again, tasks whose content changed are updated and the new commit becomes source_commit (409 while runs of the benchmark are active). A ready archive or registry benchmark is left as it is (200).',
+          'Retry the sync of a benchmark whose sync failed (or is still pending); resumes where it stopped.',
         params: BenchmarkKeyParams,
         response: { 200: BenchmarkResponse, 202: BenchmarkResponse, ...STANDARD_ERROR_RESPONSES },
       },

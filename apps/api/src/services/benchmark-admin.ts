@@ -11,11 +11,8 @@ import { benchmarkToWire, findBenchmarkByRef } from './benchmark-wire.ts';
 import { benchmarkNotFound } from './not-found.ts';
 
 /**
- * Re-enqueues the sync of a benchmark that failed or is still pending (it resumes), or of a ready
- * git benchmark (a re-sync: its ref is fetched again, tasks whose content changed are updated and
- * the new commit is kept). `started` is false for a ready archive or registry benchmark. 409 while
- * a live sync runs, and for a re-sync while runs of the benchmark are active (their tasks would
- * change under them).
+ * Re-enqueues the sync of a benchmark that failed or is still pending (it resumes); `started`
+ * is false when the benchmark is ready already. 409 while a live sync runs.
  */
 export async function retryBenchmarkSync(
   deps: { db: Db; queues: Queues; publicUrl: string },
@@ -25,9 +22,8 @@ export async function retryBenchmarkSync(
   const { db } = deps;
   const row = await findBenchmarkByRef(db, workspaceId, ref);
   if (!row) throw await benchmarkNotFound(db, workspaceId, ref);
-  if (row.syncStatus === 'ready' && row.sourceKind !== 'git')
+  if (row.syncStatus === 'ready')
     return { started: false, benchmark: await benchmarkToWire(db, deps.publicUrl, row) };
-  if (row.syncStatus === 'ready') await assertNoActiveRuns(db, row);
   // a sync whose worker died leaves `syncing` behind; after SYNC_STALE_MS without progress
   // it may be retried (the worker's claim accepts it too)
   if (row.syncStatus === 'syncing' && Date.now() - row.updatedAt.getTime() < SYNC_STALE_MS) {
@@ -44,21 +40,6 @@ export async function retryBenchmarkSync(
   return { started: true, benchmark: await benchmarkToWire(db, deps.publicUrl, updated) };
 }
 
-/** 409 naming the benchmark's pending, queued or running runs, if it has any. */
-async function assertNoActiveRuns(db: Pick<Db, 'run'>, row: { id: string; key: string }): Promise<void> {
-  const active = await db.run.findMany({
-    where: { benchmarkId: row.id, status: { in: [...ACTIVE_RUN_STATUSES] } },
-    select: { name: true, status: true },
-    take: 10,
-  });
-  if (active.length === 0) return;
-  throw new ApiError(
-    'CONFLICT',
-    `benchmark "${row.key}" has active runs (${active.map((r) => `${r.name}: ${r.status}`).join(', ')}); stop them first`,
-    { active_runs: active.map((r) => r.name) },
-  );
-}
-
 /** Deletes the benchmark, its tasks and (forced, by an admin) its runs; then its stored uploads. */
 export async function deleteBenchmark(
   deps: { db: Db; storage: ArtifactStorage },
@@ -69,7 +50,18 @@ export async function deleteBenchmark(
   const row = await findBenchmarkByRef(deps.db, caller.workspaceId, ref);
   if (!row) throw await benchmarkNotFound(deps.db, caller.workspaceId, ref);
   await deps.db.$transaction(async (tx) => {
-    await assertNoActiveRuns(tx, row);
+    const active = await tx.run.findMany({
+      where: { benchmarkId: row.id, status: { in: [...ACTIVE_RUN_STATUSES] } },
+      select: { name: true, status: true },
+      take: 10,
+    });
+    if (active.length > 0) {
+      throw new ApiError(
+        'CONFLICT',
+        `benchmark "${row.key}" has active runs (${active.map((r) => `${r.name}: ${r.status}`).join(', ')}); stop them first`,
+        { active_runs: active.map((r) => r.name) },
+      );
+    }
     // active runs first: even a forced delete waits for them to be stopped
     await assertMayDeleteRuns(tx, caller.role, row, force);
     await tx.run.deleteMany({ where: { benchmarkId: row.id } });

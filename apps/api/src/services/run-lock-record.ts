@@ -47,7 +47,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 
 /**
  * The benchmark's source as the lock names it, from its stored kind and description. A git
- * source's commit is the one its last completed sync checked out (`syncedCommit`), else the ref
+ * source's commit is the one its sync checked out (`syncedCommit`), else the ref
  * when that is a commit id; only a 40- or 64-hex id is ever recorded.
  */
 export function lockSource(kind: string, source: unknown, syncedCommit: string | null = null): RunLockSource {

@@ -3,12 +3,11 @@
 // pending|failed → syncing → ready, or failed with a sync_error naming the task and the cause.
 // Tasks page in one by one: each is parsed (packages/tasks), packed as a deterministic tar into
 // artifact storage under `tasks/<sha256>.tar` (Task.storageKey; the attempt pipeline extracts
-// it), inserted, and synced_task_count grows. A retry skips the tasks already imported (same
-// name and digest), so it resumes rather than restarts; a re-sync of a git benchmark whose ref
-// moved imports the changed tasks again (forgetChangedTasks). A git sync keeps the commit it
-// checked out (benchmarks.source_commit) once it is ready: run locks record it. Registry tasks
-// are fetched per (git_url, commit): one shallow, sparse fetch per commit, `gitConcurrency` at a
-// time.
+// it), inserted, and synced_task_count grows. A retry skips the tasks already imported, so it
+// resumes rather than restarts. A git sync keeps the commit it checked out
+// (benchmarks.source_commit) once it is ready: run locks record it. A ready benchmark is never
+// synced again, so its tasks never change under its runs. Registry tasks are fetched per
+// (git_url, commit): one shallow, sparse fetch per commit, `gitConcurrency` at a time.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,13 +48,7 @@ import {
 import type { Job } from 'bullmq';
 import { sourcesEgress, sourcesLimits } from '../sources-config.ts';
 import { fetchRegistryText } from './source-checks.ts';
-import {
-  forgetChangedTasks,
-  type Importer,
-  importer,
-  type TaskImportDeps,
-  upsertTaskSets,
-} from './task-import.ts';
+import { type Importer, importer, type TaskImportDeps, upsertTaskSets } from './task-import.ts';
 import type { QueueModule } from './types.ts';
 
 export interface BenchmarkSyncDeps extends TaskImportDeps {
@@ -123,12 +116,7 @@ async function syncFolder(
     throw error instanceof SourcePathError ? new SyncError(error.message) : error;
   });
   if (tasks.length === 0) throw new SyncError('no task folder (a folder with task.toml) found in the source');
-  const source = tasks.map((t) => ({ name: t.manifest.name, digest: t.manifest.digest }));
-  await forgetChangedTasks(deps.db, benchmarkId, imp.have, source);
-  await deps.db.benchmark.update({
-    where: { id: benchmarkId },
-    data: { expectedTaskCount: tasks.length, syncedTaskCount: imp.have.size },
-  });
+  await deps.db.benchmark.update({ where: { id: benchmarkId }, data: { expectedTaskCount: tasks.length } });
   for (const t of tasks) {
     if (imp.have.has(t.manifest.name)) continue;
     try {

@@ -55,23 +55,23 @@ export function importer(deps: TaskImportDeps, benchmarkId: string, have: Set<st
         await storage.put(storageKey, packTar(dir));
       }
       const { instruction, ...rest } = manifest;
-      const fields = {
-        category: manifest.category,
-        difficulty: manifest.difficulty,
-        digest: manifest.digest,
-        envDigest: manifest.env_digest,
-        config: rest as unknown as Prisma.InputJsonValue,
-        instruction,
-        storageKey,
-        unsupportedReason: manifest.unsupported_reason,
-        parseError: manifest.parse_error,
-      };
       await db.$transaction([
-        // an update only when a re-sync found the task changed (forgetChangedTasks)
         db.task.upsert({
           where: { benchmarkId_name: { benchmarkId, name: manifest.name } },
-          create: { benchmarkId, name: manifest.name, ...fields },
-          update: fields,
+          create: {
+            benchmarkId,
+            name: manifest.name,
+            category: manifest.category,
+            difficulty: manifest.difficulty,
+            digest: manifest.digest,
+            envDigest: manifest.env_digest,
+            config: rest as unknown as Prisma.InputJsonValue,
+            instruction,
+            storageKey,
+            unsupportedReason: manifest.unsupported_reason,
+            parseError: manifest.parse_error,
+          },
+          update: {},
         }),
         db.benchmark.update({ where: { id: benchmarkId }, data: { syncedTaskCount: { increment: 1 } } }),
       ]);
@@ -80,53 +80,6 @@ export function importer(deps: TaskImportDeps, benchmarkId: string, have: Set<st
       await deps.onTaskImported?.({ benchmarkId, task: manifest.name, synced: have.size });
     },
   };
-}
-
-/** Why a task the source no longer has is kept (attempts ran it) but cannot be selected. */
-const GONE_REASON = "no longer in the benchmark's source (kept for the runs that ran it)";
-
-/** A task as a folder source has it now. */
-interface SourceTask {
-  name: string;
-  digest: string;
-}
-
-/**
- * Before a folder source is imported (again): stored tasks whose digest differs from the source's
- * leave `have`, so they are imported again and updated in place (a re-sync at a newer commit);
- * stored tasks the source no longer has are deleted, or, when attempts ran them, kept for those
- * runs and marked unsupported. Runs record the digests they used in their lock at submit.
- */
-export async function forgetChangedTasks(
-  db: Db,
-  benchmarkId: string,
-  have: Set<string>,
-  source: SourceTask[],
-): Promise<void> {
-  const now = new Map(source.map((t) => [t.name, t.digest]));
-  const stored = await db.task.findMany({
-    where: { benchmarkId },
-    select: {
-      id: true,
-      name: true,
-      digest: true,
-      unsupportedReason: true,
-      _count: { select: { attempts: true } },
-    },
-  });
-  for (const t of stored) {
-    const digest = now.get(t.name);
-    // a task removed once and back again is imported again, whatever its digest
-    if (digest === t.digest && t.unsupportedReason !== GONE_REASON) continue;
-    have.delete(t.name);
-    if (digest !== undefined) continue;
-    if (t._count.attempts === 0) await db.task.delete({ where: { id: t.id } });
-    else
-      await db.task.update({
-        where: { id: t.id },
-        data: { unsupportedReason: GONE_REASON },
-      });
-  }
 }
 
 export async function upsertTaskSets(

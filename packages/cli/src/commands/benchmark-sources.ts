@@ -88,13 +88,11 @@ function registerBenchmarkInfo(benchmark: Command): void {
     );
 }
 
-/** `benchmark sync KEY [--wait]`: retry a failed sync, or sync a git benchmark at its ref again. */
+/** `benchmark sync KEY [--wait]`: retry a failed sync. */
 function registerBenchmarkSync(benchmark: Command): void {
   benchmark
     .command('sync <key>')
-    .description(
-      'Retry the sync of a benchmark whose sync failed (it resumes where it stopped); a git benchmark syncs again at its ref',
-    )
+    .description('Retry the sync of a benchmark whose sync failed; it resumes where it stopped')
     .option('--wait', 'wait until the sync is ready or failed')
     .action(async (key: string, options: { wait?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
@@ -107,7 +105,9 @@ function registerBenchmarkSync(benchmark: Command): void {
           status: 'noop',
           operation: 'benchmark.sync',
           resource: { type: 'benchmark', ...benchmarkItem(b) },
-          message: `${b.name} (${b.key}) is synced already (${b.task_count} tasks).`,
+          message: b.source_commit
+            ? `${b.name} (${b.key}) is synced already (${b.task_count} tasks at commit ${b.source_commit}); its tasks never change. To use a newer commit, add the repository again under another key.`
+            : `${b.name} (${b.key}) is synced already (${b.task_count} tasks).`,
         });
         return;
       }
@@ -116,9 +116,7 @@ function registerBenchmarkSync(benchmark: Command): void {
         ready: (f) =>
           `${f.name} (${f.key}) is synced: ${f.task_count} tasks${f.source_commit ? ` at commit ${f.source_commit}` : ''}.`,
         syncing: (f) =>
-          f.source_kind === 'git'
-            ? `Sync of ${f.name} (${f.key}) queued: its ref is fetched again, and tasks that changed are imported again.`
-            : `Sync of ${f.name} (${f.key}) queued; it resumes after the ${f.synced_task_count} tasks already imported.`,
+          `Sync of ${f.name} (${f.key}) queued; it resumes after the ${f.synced_task_count} tasks already imported.`,
         next: () => [step('Follow the sync', 'osmosis benchmark list')],
       });
     });

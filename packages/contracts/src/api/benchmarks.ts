@@ -190,7 +190,7 @@ export const Benchmark = z.object({
     .string()
     .nullable()
     .describe(
-      'git: the commit (40 or 64 hex) the last completed sync checked out, the ref resolved; runs record it in their lock. Null for other kinds and until a sync completed',
+      "git: the commit (40 or 64 hex) the benchmark's sync checked out, the ref resolved; it never changes once ready, and runs record it in their lock. Null for other kinds and until the sync completed",
     ),
   source_url: z.string().nullable().describe('Where people can read about it; null when not given'),
   default_harness: z.string().describe("Harness used when a run's agent names none"),
