@@ -358,6 +358,13 @@ describe('osmosis benchmark', () => {
       task_count: 3,
     });
     expect(JSON.parse(fromGit.stdout)).toMatchObject({ status: 'success', resource: { key: 'tb-tasks' } });
+    // a synced git benchmark is not synced again: the CLI says how to use a newer commit
+    expect(info.source_commit).toMatch(/^[0-9a-f]{40}$/);
+    const resync = await osmosis(['benchmark', 'sync', 'tb-tasks']);
+    expect(resync.code, resync.stderr).toBe(0);
+    expect(resync.stdout).toContain(
+      `is synced already (3 tasks at commit ${info.source_commit}); its tasks never change. To use a newer commit, add the repository again under another key.`,
+    );
     const noTty = await osmosis(['--json', 'benchmark', 'delete', 'tb-tasks']);
     expect(noTty.code).toBe(1);
     expect(CliErrorEnvelope.parse(JSON.parse(noTty.stderr)).error.code).toBe('INTERACTIVE_REQUIRED');

@@ -19,11 +19,15 @@ export const RunLockSource = z.object({
   ref: z
     .string()
     .nullable()
-    .describe('git: the ref asked for; registry: `dataset@version` resolved at sync; null for an archive'),
+    .describe(
+      'git: the ref asked for (a branch, tag or commit; null: the remote HEAD); registry: `dataset@version` resolved at sync; null for an archive',
+    ),
   commit: z
     .string()
     .nullable()
-    .describe('git: the commit, when the ref is one (a 40-hex id); null otherwise'),
+    .describe(
+      "git: the commit (40 or 64 hex) the benchmark's sync checked out, whose tasks the run used (the ref when it is a commit id and no sync recorded one); null otherwise",
+    ),
   archive: z
     .string()
     .nullable()

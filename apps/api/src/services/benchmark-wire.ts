@@ -1,6 +1,6 @@
 // A benchmark row as the API shows it (with task counts, last run, run counts), found by key,
 // exact name or id; and the workspace's list. Routes and pages call these.
-import { ACTIVE_RUN_STATUSES, type Benchmark, type PageQuery } from '@osmosis/contracts';
+import { ACTIVE_RUN_STATUSES, type Benchmark, isGitCommitId, type PageQuery } from '@osmosis/contracts';
 import type { Db, Prisma } from '@osmosis/db';
 import { isUuid } from '../auth.ts';
 import { page } from './serialize.ts';
@@ -52,6 +52,7 @@ export async function benchmarkToWire(db: Db, publicUrl: string, row: BenchmarkR
     description: row.description,
     source_kind: row.sourceKind,
     source: (row.source ?? {}) as Record<string, unknown>,
+    source_commit: row.sourceKind === 'git' && isGitCommitId(row.sourceCommit) ? row.sourceCommit : null,
     source_url: row.sourceUrl,
     default_harness: row.defaultHarness,
     harness_requirements: (row.harnessRequirements ?? {}) as Record<string, unknown>,

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   effectiveEnv,
+  isGitCommitId,
   RUN_LOCK_SCHEMA_VERSION,
   type RunConfig,
   type RunLockAgent,
@@ -17,8 +18,6 @@ import { agentSecretNames } from '@osmosis/core';
 import type { Db } from '@osmosis/db';
 import { redactUrl } from '@osmosis/tasks';
 import type { Prepared } from './submit-prepare.ts';
-
-const COMMIT_ID = /^[0-9a-f]{40}$/;
 
 function platformVersion(): string {
   try {
@@ -46,17 +45,22 @@ function bareUrl(url: string): string {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-/** The benchmark's source as the lock names it, from its stored kind and description. */
-export function lockSource(kind: string, source: unknown): RunLockSource {
+/**
+ * The benchmark's source as the lock names it, from its stored kind and description. A git
+ * source's commit is the one its sync checked out (`syncedCommit`), else the ref
+ * when that is a commit id; only a 40- or 64-hex id is ever recorded.
+ */
+export function lockSource(kind: string, source: unknown, syncedCommit: string | null = null): RunLockSource {
   const s = (source ?? {}) as Record<string, unknown>;
   if (kind === 'git') {
     const ref = str(s.ref);
     const url = str(s.url);
+    const refCommit = ref?.toLowerCase() ?? null;
     return {
       kind: 'git',
       url: url ? bareUrl(url) : null,
       ref,
-      commit: ref && COMMIT_ID.test(ref) ? ref : null,
+      commit: isGitCommitId(syncedCommit) ? syncedCommit : isGitCommitId(refCommit) ? refCommit : null,
       archive: null,
       path: str(s.path),
     };
@@ -126,7 +130,7 @@ export async function buildRunLockRecord(
   const { config, resolved, benchmark } = prepared;
   const bench = await db.benchmark.findUniqueOrThrow({
     where: { id: benchmark.id },
-    select: { sourceKind: true, source: true, judgeKind: true },
+    select: { sourceKind: true, source: true, sourceCommit: true, judgeKind: true },
   });
   const rows = await db.task.findMany({
     where: { id: { in: resolved.selection.tasks.map((t) => t.id) } },
@@ -141,7 +145,7 @@ export async function buildRunLockRecord(
   return {
     schema_version: RUN_LOCK_SCHEMA_VERSION,
     platform: PLATFORM,
-    benchmark: { key: benchmark.key, source: lockSource(bench.sourceKind, bench.source) },
+    benchmark: { key: benchmark.key, source: lockSource(bench.sourceKind, bench.source, bench.sourceCommit) },
     tasks,
     agents: config.agents.map((_, i) => lockAgent(config, i, resolved.harnesses[i]!)),
     judge: {

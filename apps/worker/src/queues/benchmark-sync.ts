@@ -4,8 +4,10 @@
 // Tasks page in one by one: each is parsed (packages/tasks), packed as a deterministic tar into
 // artifact storage under `tasks/<sha256>.tar` (Task.storageKey; the attempt pipeline extracts
 // it), inserted, and synced_task_count grows. A retry skips the tasks already imported, so it
-// resumes rather than restarts. Registry tasks are fetched per (git_url, commit): one shallow,
-// sparse fetch per commit, `gitConcurrency` at a time.
+// resumes rather than restarts. A git sync keeps the commit it checked out
+// (benchmarks.source_commit) once it is ready: run locks record it. A ready benchmark is never
+// synced again, so its tasks never change under its runs. Registry tasks are fetched per
+// (git_url, commit): one shallow, sparse fetch per commit, `gitConcurrency` at a time.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import {
   BenchmarkSyncJob,
   errorMessage,
   GitSource,
+  isGitCommitId,
   QUEUE_NAMES,
   RegistrySource,
   type TaskSetSpec,
@@ -82,6 +85,14 @@ function gitLimits(deps: BenchmarkSyncDeps, tasks = 1): GitSizeLimits {
     maxFiles: (deps.limits?.maxEntries ?? DEFAULT_EXTRACT_LIMITS.maxEntries) * tasks,
     names: { maxBytes: names?.maxBytes, maxFiles: names?.maxEntries },
   };
+}
+
+/** The commit id git reported, or a SyncError when it is anything but 40 or 64 hex characters. */
+function checkedCommit(reported: unknown): string {
+  if (isGitCommitId(reported)) return reported;
+  throw new SyncError(
+    `git reported the checked-out commit as ${JSON.stringify(String(reported).slice(0, 80))}, which is not a 40- or 64-character hex commit id; check the repository and ref`,
+  );
 }
 
 /** The chosen sub-folder of a checkout or archive: a real folder inside it, or a SyncError naming it. */
@@ -281,6 +292,8 @@ export async function processBenchmarkSync(
   try {
     const source = (row.source ?? {}) as Record<string, unknown>;
     let expected: number;
+    // git: the commit checked out, kept once every task of it is imported
+    let commit: string | null = null;
     if (row.sourceKind === 'archive') {
       const s = ArchiveSource.parse(source);
       const root = path.join(work, 'archive');
@@ -297,7 +310,7 @@ export async function processBenchmarkSync(
       const s = GitSource.parse(source);
       const dest = path.join(work, 'repo');
       try {
-        await fetchGit({
+        commit = await fetchGit({
           url: s.url,
           ref: s.ref,
           paths: s.path ? [s.path] : [],
@@ -308,6 +321,7 @@ export async function processBenchmarkSync(
       } catch (error) {
         throw new SyncError(errorMessage(error));
       }
+      commit = checkedCommit(commit);
       expected = await syncFolder(deps, benchmarkId, await sourceRoot(dest, s.path), imp);
     } else {
       const s = RegistrySource.parse(source);
@@ -317,7 +331,13 @@ export async function processBenchmarkSync(
     }
     await db.benchmark.update({
       where: { id: benchmarkId },
-      data: { syncStatus: 'ready', syncError: null, syncedTaskCount: have.size, expectedTaskCount: expected },
+      data: {
+        syncStatus: 'ready',
+        syncError: null,
+        syncedTaskCount: have.size,
+        expectedTaskCount: expected,
+        ...(commit ? { sourceCommit: commit } : {}),
+      },
     });
     deps.logger?.info({ benchmarkId, tasks: have.size }, 'benchmark synced');
     return { status: 'ready', imported: have.size - before, skipped: before };

@@ -58,7 +58,7 @@ function sourceText(b: Benchmark): string {
   const s = b.source as Record<string, string | null | undefined>;
   switch (b.source_kind) {
     case 'git':
-      return `git ${s.url}${s.ref ? ` @ ${s.ref}` : ''}${s.path ? ` (${s.path})` : ''}`;
+      return `git ${s.url}${s.ref ? ` @ ${s.ref}` : ''}${s.path ? ` (${s.path})` : ''}${b.source_commit ? `, synced at commit ${b.source_commit}` : ''}`;
     case 'archive':
       return `uploaded archive${s.path ? ` (${s.path})` : ''}`;
     default: {

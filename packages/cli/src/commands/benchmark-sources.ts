@@ -105,13 +105,16 @@ function registerBenchmarkSync(benchmark: Command): void {
           status: 'noop',
           operation: 'benchmark.sync',
           resource: { type: 'benchmark', ...benchmarkItem(b) },
-          message: `${b.name} (${b.key}) is synced already (${b.task_count} tasks).`,
+          message: b.source_commit
+            ? `${b.name} (${b.key}) is synced already (${b.task_count} tasks at commit ${b.source_commit}); its tasks never change. To use a newer commit, add the repository again under another key.`
+            : `${b.name} (${b.key}) is synced already (${b.task_count} tasks).`,
         });
         return;
       }
       await printSyncOutcome(ctx, client, 'benchmark.sync', b, options.wait, {
         failed: (f) => `The sync of ${f.key} failed again: ${f.sync_error}`,
-        ready: (f) => `${f.name} (${f.key}) is synced: ${f.task_count} tasks.`,
+        ready: (f) =>
+          `${f.name} (${f.key}) is synced: ${f.task_count} tasks${f.source_commit ? ` at commit ${f.source_commit}` : ''}.`,
         syncing: (f) =>
           `Sync of ${f.name} (${f.key}) queued; it resumes after the ${f.synced_task_count} tasks already imported.`,
         next: () => [step('Follow the sync', 'osmosis benchmark list')],

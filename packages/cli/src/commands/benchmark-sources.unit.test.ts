@@ -15,6 +15,7 @@ const base: Benchmark = {
     dataset: 'terminal-bench@2.1',
     registry_url: 'https://r/registry.json',
   },
+  source_commit: null,
   source_url: 'https://github.com/laude-institute/terminal-bench-2',
   default_harness: 'terminus-2',
   harness_requirements: {},
@@ -207,5 +208,34 @@ describe('benchmark info', () => {
     );
     expect(all).not.toContain('showing');
     expect(all.match(/^run-\d+ /gm)).toHaveLength(25);
+  });
+
+  it("shows a git benchmark's ref and the commit its sync checked out", () => {
+    const detail: BenchmarkDetail = {
+      ...base,
+      key: 'mine',
+      source_kind: 'git',
+      source: { url: 'https://example.test/r.git', ref: 'main', path: 'tasks' },
+      source_url: null,
+      source_commit: '0123456789abcdef0123456789abcdef01234567',
+      difficulty_counts: { easy: 0, medium: 0, hard: 0, none: 89 },
+      unsupported_task_count: 0,
+      tasks: [],
+      leaderboard: [],
+      leaderboard_unranked: [],
+      leaderboard_imported: [],
+      runs: [],
+      run_count: 0,
+    };
+    const source = (b: BenchmarkDetail) =>
+      renderBenchmarkInfo(b, NO_COLOR, 10)
+        .split('\n')
+        .find((l) => l.startsWith('Source  '));
+    expect(source(detail)).toBe(
+      'Source                git https://example.test/r.git @ main (tasks), synced at commit 0123456789abcdef0123456789abcdef01234567',
+    );
+    expect(source({ ...detail, source_commit: null })).toBe(
+      'Source                git https://example.test/r.git @ main (tasks)',
+    );
   });
 });

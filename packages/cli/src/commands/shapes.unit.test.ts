@@ -26,6 +26,7 @@ const benchmark: Benchmark = {
   description: null,
   source_kind: 'catalog',
   source: {},
+  source_commit: null,
   source_url: null,
   default_harness: 'terminus-2',
   harness_requirements: {},

@@ -48,6 +48,14 @@ export function gitRefIssue(value: string): string | null {
   return null;
 }
 
+/**
+ * A full git commit id: 40 lowercase hex characters (SHA-1), or 64 (a SHA-256 repository). What
+ * git reports is treated as untrusted text: nothing else is kept as a commit.
+ */
+export function isGitCommitId(value: unknown): value is string {
+  return typeof value === 'string' && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(value);
+}
+
 /** Why a URL is refused before any connection is tried (scheme, shape), or null. */
 export function urlIssue(value: string, schemes: readonly string[]): string | null {
   if (value.length > 2048) return 'is longer than 2048 characters';

@@ -186,6 +186,12 @@ export const Benchmark = z.object({
   source: z
     .record(z.string(), z.unknown())
     .describe("The source's settings by kind (git: url, ref, path; registry: registry_url, dataset, …)"),
+  source_commit: z
+    .string()
+    .nullable()
+    .describe(
+      "git: the commit (40 or 64 hex) the benchmark's sync checked out, the ref resolved; it never changes once ready, and runs record it in their lock. Null for other kinds and until the sync completed",
+    ),
   source_url: z.string().nullable().describe('Where people can read about it; null when not given'),
   default_harness: z.string().describe("Harness used when a run's agent names none"),
   harness_requirements: z
