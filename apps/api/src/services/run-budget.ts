@@ -80,10 +80,15 @@ export async function estimateRunCost(
   });
   const notes = [...new Set(agents.flatMap((a) => (a.note ? [a.note] : [])))];
   return {
-    usd: agents.every((a) => a.usd !== null) ? agents.reduce((sum, a) => sum + (a.usd ?? 0), 0) : null,
+    usd: totalUsd(agents),
     agents,
     note: notes.length > 0 ? notes.join('; ') : null,
   };
+}
+
+/** The run's estimate: the agents' shares summed, unknown when any agent's is. */
+export function totalUsd(agents: readonly Pick<CostEstimateAgent, 'usd'>[]): number | null {
+  return agents.every((a) => a.usd !== null) ? agents.reduce((sum, a) => sum + (a.usd ?? 0), 0) : null;
 }
 
 /** The preview's warning when the estimate exceeds the budget (the run would stop before its end). */

@@ -3,7 +3,7 @@
 // too, and the cost estimate and its budget warning count only the attempts still to run.
 import { type CostEstimate, locateConfigIssues, type SubmitRunBody } from '@osmosis/contracts';
 import type { Db } from '@osmosis/db';
-import { budgetWarning } from './run-budget.ts';
+import { budgetWarning, totalUsd } from './run-budget.ts';
 import { buildRunLockRecord } from './run-lock-record.ts';
 import type { Prepared } from './submit-prepare.ts';
 import { planReuse } from './submit-reuse.ts';
@@ -21,7 +21,7 @@ export function estimateWithoutReused(
   return {
     ...estimate,
     agents,
-    usd: agents.every((a) => a.usd !== null) ? agents.reduce((sum, a) => sum + (a.usd ?? 0), 0) : null,
+    usd: totalUsd(agents),
   };
 }
 
